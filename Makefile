@@ -1,0 +1,135 @@
+# cmcp-privsep -- GNU make, Debian 12.
+#
+#   make            the suite (cmcp-privsep) and the test-only build
+#   make check      install packages if missing, build, run regress/ under kyua
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make sanitize   unit tests under ASan+UBSan
+#   make fuzz       libFuzzer harnesses, each run for FUZZ_SECONDS
+#   make lint       mandoc -Tlint on the man pages
+
+PREFIX?=	/usr/local
+SBINDIR?=	$(PREFIX)/sbin
+MANDIR?=	$(PREFIX)/share/man
+FUZZ_SECONDS?=	20
+
+CC?=		cc
+YACC=		byacc
+PKGS=		libbsd-overlay libevent libseccomp
+PKG_CFLAGS!=	pkg-config --cflags $(PKGS) 2>/dev/null
+PKG_LIBS!=	pkg-config --libs $(PKGS) 2>/dev/null
+
+WARN=		-Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
+		-Wshadow -Wpointer-arith
+HARDEN=		-D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+CPPFLAGS+=	-D_GNU_SOURCE -Icommon $(PKG_CFLAGS)
+CFLAGS?=	-O2 -g
+CFLAGS+=	$(WARN) $(HARDEN)
+LDFLAGS+=	-pie -Wl,-z,relro,-z,now
+LDLIBS+=	$(PKG_LIBS)
+
+# Sources of the one binary.  A directory per process.
+COMMON_SRCS=	common/imsg.c common/log.c common/proc.c common/privdrop.c \
+		common/sandbox.c common/preflight.c common/parse.c \
+		common/printconf.c
+PROC_SRCS=	parent/parent.c bridge/bridge.c gateway/gateway.c \
+		auditor/auditor.c watchdog/watchdog.c dockerd-client/dockerd.c
+SRCS=		$(COMMON_SRCS) $(PROC_SRCS)
+
+OBJS=		$(SRCS:%.c=obj/%.o)
+TOBJS=		$(SRCS:%.c=obj-test/%.o)
+
+PROG=		cmcp-privsep
+TPROG=		cmcp-privsep-test
+MANS=		man/cmcp-privsep.8 man/cmcp-privsep.conf.5
+
+# Unit tests (ATF C), built from the sources they test.
+ATF_CFLAGS!=	pkg-config --cflags atf-c 2>/dev/null
+ATF_LIBS!=	pkg-config --libs atf-c 2>/dev/null
+UNIT_TESTS=	regress/common/imsg_test
+imsg_test_SRCS=	regress/common/imsg_test.c common/imsg.c common/log.c
+
+FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
+
+.PHONY: all check deps install sanitize fuzz lint clean
+
+all: $(PROG) $(TPROG) $(UNIT_TESTS)
+
+$(PROG): $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+$(TPROG): $(TOBJS)
+	$(CC) $(LDFLAGS) -o $@ $(TOBJS) $(LDLIBS)
+
+common/parse.c: common/parse.y
+	$(YACC) -o $@ common/parse.y
+
+obj/common/parse.o obj-test/common/parse.o: CFLAGS+= -Wno-unused-but-set-variable
+
+obj/%.o: %.c common/cmcp.h common/imsg.h common/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+obj-test/%.o: %.c common/cmcp.h common/imsg.h common/config.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DCMCP_TEST $(CFLAGS) -c -o $@ $<
+
+regress/common/imsg_test: $(imsg_test_SRCS) common/imsg.h
+	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+	    $(imsg_test_SRCS) $(ATF_LIBS) $(LDLIBS)
+
+deps:
+	@scripts/install-deps
+
+KYUA_DB=	$(CURDIR)/obj/kyua.db
+check: deps
+	$(MAKE) all
+	@mkdir -p obj && rm -f $(KYUA_DB)
+	@cd regress && kyua test --results-file=$(KYUA_DB); rc=$$?; \
+	    ../scripts/kyua-summary $(KYUA_DB) || rc=1; exit $$rc
+
+install: $(PROG)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(MANDIR)/man8
+	install -m 0555 $(PROG) $(DESTDIR)$(SBINDIR)/$(PROG)
+	install -m 0444 man/cmcp-privsep.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0444 man/cmcp-privsep.conf.5 $(DESTDIR)$(MANDIR)/man5/
+
+# ASan+UBSan: rebuild the unit tests instrumented and run them.
+SAN_FLAGS=	-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=all
+sanitize: deps common/parse.c
+	@mkdir -p obj-san
+	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
+	    -o obj-san/imsg_test $(imsg_test_SRCS) $(ATF_LIBS) $(LDLIBS)
+	cd obj-san && for t in imsg_test; do \
+	    for c in $$(./$$t -l | sed -n 's/^ident: //p'); do \
+	        ./$$t $$c >/dev/null || { echo "sanitize: $$t:$$c failed"; \
+	        exit 1; }; done; done
+	@echo "sanitize: unit tests passed under ASan+UBSan"
+
+FUZZ_FLAGS=	-O1 -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+		-Icommon $(PKG_CFLAGS)
+regress/fuzz/fuzz_imsg: regress/fuzz/fuzz_imsg.c common/imsg.c common/log.c
+	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS)
+
+regress/fuzz/fuzz_config: regress/fuzz/fuzz_config.c common/parse.c \
+    common/printconf.c common/log.c
+	clang $(FUZZ_FLAGS) -DCMCP_FUZZ -Wno-unused-but-set-variable -o $@ \
+	    $^ $(LDLIBS)
+
+fuzz: deps $(FUZZERS)
+	@for f in $(FUZZERS); do \
+	    mkdir -p obj-fuzz/$$(basename $$f); \
+	    ./$$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	        obj-fuzz/$$(basename $$f) regress/fuzz/corpus/$$(basename $$f) \
+	        >obj-fuzz/$$(basename $$f).log 2>&1 || { \
+	        echo "fuzz: $$f found a crash"; \
+	        tail -n 40 obj-fuzz/$$(basename $$f).log; exit 1; }; \
+	    echo "fuzz: $$f ran $(FUZZ_SECONDS)s, no crash"; done
+
+lint:
+	mandoc -Tlint -Wwarning $(MANS)
+
+clean:
+	rm -rf obj obj-test obj-san obj-fuzz $(PROG) $(TPROG) $(UNIT_TESTS) \
+	    $(FUZZERS) common/parse.c

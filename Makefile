@@ -7,6 +7,8 @@
 #   make fuzz       libFuzzer harnesses, each run for FUZZ_SECONDS
 #   make lint       mandoc -Tlint on the man pages
 
+.DEFAULT_GOAL:=	all
+
 PREFIX?=	/usr/local
 SBINDIR?=	$(PREFIX)/sbin
 MANDIR?=	$(PREFIX)/share/man
@@ -51,6 +53,9 @@ imsg_test_SRCS=	regress/common/imsg_test.c common/imsg.c common/log.c
 FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 
 .PHONY: all check deps install sanitize fuzz lint clean
+
+# Docker-side pieces (in-container init, REST client units, test images).
+-include mk/docker.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS)
 

@@ -48,11 +48,11 @@ MANS=		man/cmcp-privsep.8 man/cmcp-privsep.conf.5
 ATF_CFLAGS!=	pkg-config --cflags atf-c 2>/dev/null
 ATF_LIBS!=	pkg-config --libs atf-c 2>/dev/null
 UNIT_TESTS=	regress/common/imsg_test
-imsg_test_SRCS=	regress/common/imsg_test.c common/imsg.c common/log.c
+imsg_test_SRCS=	regress/common/imsg_test.c common/imsg.c
 
 FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 
-.PHONY: all check deps install sanitize fuzz lint clean
+.PHONY: all check deps demo install sanitize fuzz lint clean
 
 # Docker-side pieces (in-container init, REST client units, test images).
 -include mk/docker.mk
@@ -70,11 +70,13 @@ common/parse.c: common/parse.y
 
 obj/common/parse.o obj-test/common/parse.o: CFLAGS+= -Wno-unused-but-set-variable
 
-obj/%.o: %.c common/cmcp.h common/imsg.h common/config.h
+obj/%.o: %.c common/cmcp.h common/imsg.h common/config.h common/log.h \
+    common/proc.h common/sandbox.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-obj-test/%.o: %.c common/cmcp.h common/imsg.h common/config.h
+obj-test/%.o: %.c common/cmcp.h common/imsg.h common/config.h \
+    common/log.h common/proc.h common/sandbox.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DCMCP_TEST $(CFLAGS) -c -o $@ $<
 
@@ -92,6 +94,10 @@ check: deps
 	@cd regress && kyua test --results-file=$(KYUA_DB); rc=$$?; \
 	    ../scripts/kyua-summary $(KYUA_DB) || rc=1; exit $$rc
 
+demo: deps
+	$(MAKE) $(PROG)
+	scripts/demo
+
 install: $(PROG)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 \
 	    $(DESTDIR)$(MANDIR)/man8
@@ -100,21 +106,25 @@ install: $(PROG)
 	install -m 0444 man/cmcp-privsep.conf.5 $(DESTDIR)$(MANDIR)/man5/
 
 # ASan+UBSan: rebuild the unit tests instrumented and run them.
+SAN_TESTS=	imsg_test
 SAN_FLAGS=	-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=all
-sanitize: deps common/parse.c
+sanitize: deps
 	@mkdir -p obj-san
 	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/imsg_test $(imsg_test_SRCS) $(ATF_LIBS) $(LDLIBS)
-	cd obj-san && for t in imsg_test; do \
-	    for c in $$(./$$t -l | sed -n 's/^ident: //p'); do \
-	        ./$$t $$c >/dev/null || { echo "sanitize: $$t:$$c failed"; \
-	        exit 1; }; done; done
-	@echo "sanitize: unit tests passed under ASan+UBSan"
+	@cd obj-san && n=0 && for t in $(SAN_TESTS); do \
+	    cases=$$(ASAN_OPTIONS=detect_leaks=0 ./$$t -l | \
+	        sed -n 's/^ident: //p'); \
+	    [ -n "$$cases" ] || { echo "sanitize: $$t lists no case"; exit 1; }; \
+	    for c in $$cases; do n=$$((n + 1)); \
+	        ./$$t $$c >$$t.$$c.log 2>&1 || { \
+	        echo "sanitize: $$t:$$c failed"; cat $$t.$$c.log; exit 1; }; \
+	    done; done; echo "sanitize: $$n unit test cases passed under ASan+UBSan"
 
 FUZZ_FLAGS=	-O1 -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 		-Icommon $(PKG_CFLAGS)
-regress/fuzz/fuzz_imsg: regress/fuzz/fuzz_imsg.c common/imsg.c common/log.c
+regress/fuzz/fuzz_imsg: regress/fuzz/fuzz_imsg.c common/imsg.c
 	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS)
 
 regress/fuzz/fuzz_config: regress/fuzz/fuzz_config.c common/parse.c \

@@ -1,0 +1,826 @@
+/*
+ * Tests of the framing library: reassembly at any split, size limits,
+ * descriptor passing and its failure modes, end of file, and a write queue
+ * drained through a small socket buffer.
+ */
+
+#include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "imsg.h"
+
+#define TEST_TYPE	7
+#define TEST_PEERID	11
+#define TEST_PID	4242
+#define POLL_MS		5000
+
+static void
+pair(int s[2])
+{
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0, s) == 0);
+}
+
+static void
+init_pair(struct imsgbuf *a, struct imsgbuf *b, int s[2], int fdpass)
+{
+	pair(s);
+	ATF_REQUIRE(imsgbuf_init(a, s[0]) == 0);
+	ATF_REQUIRE(imsgbuf_init(b, s[1]) == 0);
+	if (fdpass) {
+		imsgbuf_allow_fdpass(a);
+		imsgbuf_allow_fdpass(b);
+	}
+}
+
+static void
+close_pair(struct imsgbuf *a, struct imsgbuf *b, int s[2])
+{
+	imsgbuf_clear(a);
+	imsgbuf_clear(b);
+	if (s[0] != -1)
+		close(s[0]);
+	if (s[1] != -1)
+		close(s[1]);
+}
+
+/* Write all of buf, with an optional set of descriptors on the first byte. */
+static void
+send_raw(int s, const void *buf, size_t len, const int *fds, size_t nfds)
+{
+	union {
+		struct cmsghdr	 hdr;
+		unsigned char	 buf[CMSG_SPACE(4 * sizeof(int))];
+	}		 cmsgbuf;
+	struct msghdr	 msg;
+	struct iovec	 iov;
+	struct cmsghdr	*cm;
+	ssize_t		 n;
+
+	ATF_REQUIRE(nfds <= 4);
+	memset(&msg, 0, sizeof(msg));
+	memset(&cmsgbuf, 0, sizeof(cmsgbuf));
+	iov.iov_base = (void *)buf;
+	iov.iov_len = len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (nfds > 0) {
+		msg.msg_control = cmsgbuf.buf;
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	n = sendmsg(s, &msg, MSG_NOSIGNAL);
+	ATF_REQUIRE_EQ(n, (ssize_t)len);
+}
+
+static size_t
+raw_msg(unsigned char *buf, uint32_t len, const void *data, size_t datalen)
+{
+	struct imsg_hdr	 hdr;
+
+	hdr.type = TEST_TYPE;
+	hdr.len = len;
+	hdr.peerid = TEST_PEERID;
+	hdr.pid = TEST_PID;
+	memcpy(buf, &hdr, sizeof(hdr));
+	if (datalen > 0)
+		memcpy(buf + sizeof(hdr), data, datalen);
+	return sizeof(hdr) + datalen;
+}
+
+/* The bytes imsg_compose puts on the wire for one message. */
+static size_t
+encode(unsigned char *out, size_t outlen, uint32_t type, const void *data,
+    size_t datalen)
+{
+	struct imsgbuf	 ib;
+	int		 s[2];
+	ssize_t		 n;
+
+	pair(s);
+	ATF_REQUIRE(imsgbuf_init(&ib, s[0]) == 0);
+	ATF_REQUIRE_EQ(imsg_compose(&ib, type, TEST_PEERID, TEST_PID, -1,
+	    data, datalen), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(&ib), 0);
+	n = read(s[1], out, outlen);
+	ATF_REQUIRE_EQ(n, (ssize_t)(IMSG_HEADER_SIZE + datalen));
+	imsgbuf_clear(&ib);
+	close(s[0]);
+	close(s[1]);
+	return n;
+}
+
+/*
+ * Drive writer (may be NULL) and reader until one message is complete.
+ * Returns what imsgbuf_get or imsgbuf_read ended with.
+ */
+static int
+recv_one(struct imsgbuf *w, struct imsgbuf *r, struct imsg *imsg)
+{
+	struct pollfd	 pfd;
+	int		 n;
+
+	for (;;) {
+		if (w != NULL && imsgbuf_write(w) == -1)
+			return -1;
+		if ((n = imsgbuf_get(r, imsg)) != 0)
+			return n;
+		pfd.fd = r->fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, POLL_MS) != 1) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if ((n = imsgbuf_read(r)) != 1)
+			return n;
+	}
+}
+
+static int
+fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
+}
+
+static int
+count_fds(void)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	ATF_REQUIRE((d = opendir("/proc/self/fd")) != NULL);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+check_payload(struct imsg *imsg, uint32_t type, const void *data,
+    size_t datalen)
+{
+	ATF_REQUIRE_EQ(imsg_get_type(imsg), type);
+	ATF_REQUIRE_EQ(imsg_get_peerid(imsg), TEST_PEERID);
+	ATF_REQUIRE_EQ(imsg_get_pid(imsg), TEST_PID);
+	ATF_REQUIRE_EQ(imsg_get_len(imsg), datalen);
+	ATF_REQUIRE(datalen == 0 || memcmp(imsg->data, data, datalen) == 0);
+}
+
+/* Two messages back to back, so splits fall in headers, bodies and between. */
+static size_t
+two_messages(unsigned char *buf, size_t buflen)
+{
+	size_t	 n;
+
+	n = encode(buf, buflen, 1, "first message body..", 20);
+	n += encode(buf + n, buflen - n, 2, "second!", 7);
+	return n;
+}
+
+/* Reads and gets until none is complete; checks each against two_messages. */
+static void
+drain_two(struct imsgbuf *ib, int *got)
+{
+	struct imsg	 imsg;
+
+	ATF_REQUIRE_EQ(imsgbuf_read(ib), 1);
+	while (imsgbuf_get(ib, &imsg) == 1) {
+		ATF_REQUIRE(*got < 2);
+		if (*got == 0)
+			check_payload(&imsg, 1, "first message body..", 20);
+		else
+			check_payload(&imsg, 2, "second!", 7);
+		ATF_REQUIRE_EQ(imsg.fd, -1);
+		imsg_free(&imsg);
+		(*got)++;
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(split_at_every_byte_boundary_reassembles);
+ATF_TC_BODY(split_at_every_byte_boundary_reassembles, tc)
+{
+	struct imsgbuf	 a, b;
+	unsigned char	 buf[128];
+	size_t		 len, k;
+	int		 s[2], got;
+
+	len = two_messages(buf, sizeof(buf));
+	for (k = 1; k < len; k++) {
+		init_pair(&a, &b, s, 0);
+		got = 0;
+		send_raw(s[0], buf, k, NULL, 0);
+		drain_two(&b, &got);
+		ATF_REQUIRE_EQ(got, k >= 36 ? 1 : 0);
+		send_raw(s[0], buf + k, len - k, NULL, 0);
+		drain_two(&b, &got);
+		ATF_REQUIRE_EQ(got, 2);
+		close_pair(&a, &b, s);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(one_byte_writes_reassemble);
+ATF_TC_BODY(one_byte_writes_reassemble, tc)
+{
+	struct imsgbuf	 a, b;
+	unsigned char	 buf[128];
+	size_t		 len, k;
+	int		 s[2], got = 0;
+
+	len = two_messages(buf, sizeof(buf));
+	init_pair(&a, &b, s, 0);
+	for (k = 0; k < len; k++) {
+		send_raw(s[0], buf + k, 1, NULL, 0);
+		drain_two(&b, &got);
+		ATF_REQUIRE_EQ(got, k + 1 < 36 ? 0 : k + 1 < len ? 1 : 2);
+	}
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(max_size_message_passes);
+ATF_TC_BODY(max_size_message_passes, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	*data;
+	size_t		 datalen = MAX_IMSG_BYTES - IMSG_HEADER_SIZE, i;
+	int		 s[2];
+
+	ATF_REQUIRE((data = malloc(datalen)) != NULL);
+	for (i = 0; i < datalen; i++)
+		data[i] = i * 7;
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    data, datalen), 1);
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, data, datalen);
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+	free(data);
+}
+
+ATF_TC_WITHOUT_HEAD(raised_maxsize_carries_limit_sized_message);
+ATF_TC_BODY(raised_maxsize_carries_limit_sized_message, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	*data;
+	size_t		 datalen = MAX_IMSG_LIMIT_BYTES - IMSG_HEADER_SIZE, i;
+	int		 s[2];
+
+	ATF_REQUIRE((data = malloc(datalen)) != NULL);
+	for (i = 0; i < datalen; i++)
+		data[i] = i * 13;
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_ERRNO(EMSGSIZE, imsg_compose(&a, TEST_TYPE, TEST_PEERID,
+	    TEST_PID, -1, data, datalen) == -1);
+	ATF_REQUIRE_EQ(imsgbuf_set_maxsize(&a, MAX_IMSG_LIMIT_BYTES), 0);
+	ATF_REQUIRE_EQ(imsgbuf_set_maxsize(&b, MAX_IMSG_LIMIT_BYTES), 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    data, datalen), 1);
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, data, datalen);
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+	free(data);
+}
+
+ATF_TC_WITHOUT_HEAD(maxsize_outside_bounds_refused);
+ATF_TC_BODY(maxsize_outside_bounds_refused, tc)
+{
+	struct imsgbuf	 ib;
+
+	ATF_REQUIRE(imsgbuf_init(&ib, -1) == 0);
+	ATF_REQUIRE_ERRNO(EINVAL,
+	    imsgbuf_set_maxsize(&ib, IMSG_HEADER_SIZE - 1) == -1);
+	ATF_REQUIRE_ERRNO(EINVAL,
+	    imsgbuf_set_maxsize(&ib, MAX_IMSG_LIMIT_BYTES + 1) == -1);
+	ATF_REQUIRE_EQ(ib.maxsize, MAX_IMSG_BYTES);
+	ATF_REQUIRE_EQ(imsgbuf_set_maxsize(&ib, IMSG_HEADER_SIZE), 0);
+	ATF_REQUIRE_EQ(imsg_compose(&ib, TEST_TYPE, 0, 0, -1, NULL, 0), 1);
+	ATF_REQUIRE_ERRNO(EMSGSIZE,
+	    imsg_compose(&ib, TEST_TYPE, 0, 0, -1, "x", 1) == -1);
+	imsgbuf_clear(&ib);
+}
+
+ATF_TC_WITHOUT_HEAD(compose_over_max_size_fails_emsgsize);
+ATF_TC_BODY(compose_over_max_size_fails_emsgsize, tc)
+{
+	struct imsgbuf	 ib;
+	unsigned char	*data;
+	size_t		 datalen = MAX_IMSG_BYTES - IMSG_HEADER_SIZE + 1;
+	int		 p[2];
+
+	ATF_REQUIRE((data = calloc(1, datalen)) != NULL);
+	ATF_REQUIRE(imsgbuf_init(&ib, -1) == 0);
+	imsgbuf_allow_fdpass(&ib);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE_ERRNO(EMSGSIZE, imsg_compose(&ib, TEST_TYPE, 0, 0, p[1],
+	    data, datalen) == -1);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&ib), 0);
+	/* The descriptor is the library's from the call on: closed on error. */
+	ATF_REQUIRE(!fd_is_open(p[1]));
+	ATF_REQUIRE_EQ(imsg_compose(&ib, TEST_TYPE, 0, 0, -1, data,
+	    datalen - 1), 1);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&ib), 1);
+	imsgbuf_clear(&ib);
+	close(p[0]);
+	free(data);
+}
+
+ATF_TC_WITHOUT_HEAD(header_claiming_over_max_fails_ebadmsg);
+ATF_TC_BODY(header_claiming_over_max_fails_ebadmsg, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[IMSG_HEADER_SIZE];
+	uint32_t	 lens[] = { MAX_IMSG_BYTES + 1,
+			    IMSG_FD_MARK | (MAX_IMSG_BYTES + 1), UINT32_MAX };
+	size_t		 i;
+	int		 s[2];
+
+	/* A header at the maximum waits for its body... */
+	init_pair(&a, &b, s, 0);
+	send_raw(s[0], buf, raw_msg(buf, MAX_IMSG_BYTES, NULL, 0), NULL, 0);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+	close_pair(&a, &b, s);
+
+	/* ...one byte more is refused as soon as the header is in. */
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		init_pair(&a, &b, s, 1);
+		send_raw(s[0], buf, raw_msg(buf, lens[i], NULL, 0), NULL, 0);
+		ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+		ATF_REQUIRE_ERRNO(EBADMSG, imsgbuf_get(&b, &imsg) == -1);
+		close_pair(&a, &b, s);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(header_length_below_header_size_fails_ebadmsg);
+ATF_TC_BODY(header_length_below_header_size_fails_ebadmsg, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[64];
+	uint32_t	 lens[] = { 0, 1, IMSG_HEADER_SIZE - 1,
+			    IMSG_FD_MARK | (IMSG_HEADER_SIZE - 1) };
+	size_t		 i;
+	int		 s[2];
+
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		init_pair(&a, &b, s, 1);
+		send_raw(s[0], buf, raw_msg(buf, lens[i], NULL, 0) + 32, NULL,
+		    0);
+		ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+		ATF_REQUIRE_ERRNO(EBADMSG, imsgbuf_get(&b, &imsg) == -1);
+		close_pair(&a, &b, s);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(fd_mark_without_fd_fails_ebadmsg);
+ATF_TC_BODY(fd_mark_without_fd_fails_ebadmsg, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[64];
+	int		 s[2];
+
+	init_pair(&a, &b, s, 1);
+	send_raw(s[0], buf, raw_msg(buf, IMSG_FD_MARK | (IMSG_HEADER_SIZE + 4),
+	    "abcd", 4), NULL, 0);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_ERRNO(EBADMSG, imsgbuf_get(&b, &imsg) == -1);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(fd_without_mark_fails_ebadmsg);
+ATF_TC_BODY(fd_without_mark_fails_ebadmsg, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[64];
+	int		 s[2], p[2], before, n;
+
+	init_pair(&a, &b, s, 1);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	before = count_fds();
+	send_raw(s[0], buf, raw_msg(buf, IMSG_HEADER_SIZE + 4, "abcd", 4),
+	    &p[0], 1);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	while ((n = imsgbuf_get(&b, &imsg)) == 1) {
+		ATF_REQUIRE_EQ(imsg.fd, -1);
+		imsg_free(&imsg);
+	}
+	ATF_REQUIRE_ERRNO(EBADMSG, n == -1);
+	ATF_REQUIRE_EQ(count_fds(), before);
+	close_pair(&a, &b, s);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* Send the write end of a pipe from one side, write through it on the other. */
+static void
+pass_pipe(struct imsgbuf *from, struct imsgbuf *to)
+{
+	struct imsg	 imsg;
+	char		 c[5];
+	int		 p[2], fd, flags;
+
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	/* Queued behind a plain message, the fd must still ride its own. */
+	ATF_REQUIRE_EQ(imsg_compose(from, TEST_TYPE, TEST_PEERID, TEST_PID,
+	    -1, "plain", 5), 1);
+	ATF_REQUIRE_EQ(imsg_compose(from, TEST_TYPE, TEST_PEERID, TEST_PID,
+	    p[1], "pipe", 4), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(from), 0);
+	ATF_REQUIRE(!fd_is_open(p[1]));		/* closed once sent */
+	ATF_REQUIRE_EQ(recv_one(NULL, to, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, "plain", 5);
+	ATF_REQUIRE_EQ(imsg.fd, -1);
+	imsg_free(&imsg);
+	ATF_REQUIRE_EQ(recv_one(NULL, to, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, "pipe", 4);
+	ATF_REQUIRE((fd = imsg_get_fd(&imsg)) != -1);
+	ATF_REQUIRE_EQ(imsg_get_fd(&imsg), -1);
+	imsg_free(&imsg);
+	ATF_REQUIRE((flags = fcntl(fd, F_GETFD)) != -1);
+	ATF_REQUIRE(flags & FD_CLOEXEC);
+	ATF_REQUIRE_EQ(write(fd, "ping", 4), 4);
+	close(fd);
+	ATF_REQUIRE_EQ(read(p[0], c, sizeof(c)), 4);
+	ATF_REQUIRE(memcmp(c, "ping", 4) == 0);
+	close(p[0]);
+}
+
+ATF_TC_WITHOUT_HEAD(fd_passes_both_ways_close_on_exec);
+ATF_TC_BODY(fd_passes_both_ways_close_on_exec, tc)
+{
+	struct imsgbuf	 a, b;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 1);
+	pass_pipe(&a, &b);
+	pass_pipe(&b, &a);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(fd_message_split_at_every_byte_keeps_its_fd);
+ATF_TC_BODY(fd_message_split_at_every_byte_keeps_its_fd, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[64];
+	size_t		 len, k;
+	int		 s[2], p[2], before;
+
+	len = raw_msg(buf, IMSG_FD_MARK | (IMSG_HEADER_SIZE + 6), "fdhere", 6);
+	for (k = 1; k < len; k++) {
+		init_pair(&a, &b, s, 1);
+		ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+		before = count_fds();
+		send_raw(s[0], buf, k, &p[1], 1);
+		ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+		ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+		send_raw(s[0], buf + k, len - k, NULL, 0);
+		ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+		ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 1);
+		check_payload(&imsg, TEST_TYPE, "fdhere", 6);
+		ATF_REQUIRE(imsg.fd != -1);
+		imsg_free(&imsg);
+		ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+		ATF_REQUIRE_EQ(count_fds(), before);
+		close_pair(&a, &b, s);
+		close(p[0]);
+		close(p[1]);
+	}
+}
+
+/*
+ * A real MSG_CTRUNC: the receiver has no descriptor slot left, so the kernel
+ * drops the fd and flags the truncation.  The receiver runs in a child
+ * because it lowers its own descriptor limit.
+ */
+ATF_TC_WITHOUT_HEAD(truncated_control_data_fails_eproto);
+ATF_TC_BODY(truncated_control_data_fails_eproto, tc)
+{
+	struct imsgbuf	 a, b;
+	struct rlimit	 rl;
+	unsigned char	 buf[64];
+	pid_t		 pid;
+	int		 s[2], p[2], status, lowest, rc;
+
+	init_pair(&a, &b, s, 1);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	send_raw(s[0], buf, raw_msg(buf, IMSG_FD_MARK | (IMSG_HEADER_SIZE + 2),
+	    "fd", 2), &p[1], 1);
+
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		/* No ATF calls in the child: its exit code is the verdict. */
+		if ((lowest = dup(s[1])) == -1 || close(lowest) == -1 ||
+		    getrlimit(RLIMIT_NOFILE, &rl) == -1)
+			_exit(10);
+		rl.rlim_cur = lowest;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			_exit(11);
+		rc = imsgbuf_read(&b);
+		if (rc == -1 && errno == EPROTO)
+			_exit(0);
+		_exit(rc == -1 ? 2 : 3);
+	}
+	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	ATF_REQUIRE(WIFEXITED(status));
+	ATF_REQUIRE_EQ_MSG(WEXITSTATUS(status), 0, "child verdict %d",
+	    WEXITSTATUS(status));
+	close_pair(&a, &b, s);
+	close(p[0]);
+	close(p[1]);
+}
+
+ATF_TC_WITHOUT_HEAD(several_fds_in_one_message_fail_eproto);
+ATF_TC_BODY(several_fds_in_one_message_fail_eproto, tc)
+{
+	struct imsgbuf	 a, b;
+	unsigned char	 buf[64];
+	int		 s[2], fds[4], before;
+	size_t		 n, i;
+
+	for (n = 2; n <= 4; n++) {
+		init_pair(&a, &b, s, 1);
+		for (i = 0; i < n; i++)
+			ATF_REQUIRE((fds[i] = open("/dev/null",
+			    O_RDONLY | O_CLOEXEC)) != -1);
+		before = count_fds();
+		send_raw(s[0], buf, raw_msg(buf,
+		    IMSG_FD_MARK | IMSG_HEADER_SIZE, NULL, 0), fds, n);
+		ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(&b) == -1);
+		/* What arrived was closed again. */
+		ATF_REQUIRE_EQ(count_fds(), before);
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		close_pair(&a, &b, s);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(fd_refused_without_fdpass);
+ATF_TC_BODY(fd_refused_without_fdpass, tc)
+{
+	struct imsgbuf	 a, b;
+	unsigned char	 buf[64];
+	int		 s[2], p[2], before;
+
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE_ERRNO(EINVAL, imsg_compose(&a, TEST_TYPE, 0, 0, p[1],
+	    NULL, 0) == -1);
+	ATF_REQUIRE(!fd_is_open(p[1]));
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+
+	before = count_fds();
+	send_raw(s[0], buf, raw_msg(buf, IMSG_FD_MARK | IMSG_HEADER_SIZE,
+	    NULL, 0), &p[0], 1);
+	ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(&b) == -1);
+	ATF_REQUIRE_EQ(count_fds(), before);
+	close(p[0]);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(eof_mid_message_fails_econnreset);
+ATF_TC_BODY(eof_mid_message_fails_econnreset, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[64];
+	size_t		 len, k;
+	int		 s[2];
+
+	len = raw_msg(buf, IMSG_HEADER_SIZE + 8, "12345678", 8);
+	for (k = 1; k < len; k++) {
+		init_pair(&a, &b, s, 0);
+		send_raw(s[0], buf, k, NULL, 0);
+		close(s[0]);
+		s[0] = -1;
+		ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+		ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+		ATF_REQUIRE_ERRNO(ECONNRESET, imsgbuf_read(&b) == -1);
+		close_pair(&a, &b, s);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(clean_eof_returns_zero);
+ATF_TC_BODY(clean_eof_returns_zero, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[128];
+	size_t		 len;
+	int		 s[2];
+
+	/* Nothing sent at all. */
+	init_pair(&a, &b, s, 0);
+	close(s[0]);
+	s[0] = -1;
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 0);
+	close_pair(&a, &b, s);
+
+	/* Whole messages still buffered when the end comes. */
+	len = two_messages(buf, sizeof(buf));
+	init_pair(&a, &b, s, 0);
+	send_raw(s[0], buf, len, NULL, 0);
+	close(s[0]);
+	s[0] = -1;
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 0);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 1);
+	check_payload(&imsg, 1, "first message body..", 20);
+	imsg_free(&imsg);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 1);
+	check_payload(&imsg, 2, "second!", 7);
+	imsg_free(&imsg);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(write_to_closed_peer_fails_epipe_without_signal);
+ATF_TC_BODY(write_to_closed_peer_fails_epipe_without_signal, tc)
+{
+	struct imsgbuf	 a, b;
+	int		 s[2];
+
+	ATF_REQUIRE(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
+	init_pair(&a, &b, s, 0);
+	close(s[1]);
+	s[1] = -1;
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, 0, 0, -1, "x", 1), 1);
+	ATF_REQUIRE_ERRNO(EPIPE, imsgbuf_write(&a) == -1);
+	ATF_REQUIRE_ERRNO(EPIPE, imsgbuf_flush(&a) == -1);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 1);
+	close_pair(&a, &b, s);
+}
+
+#define QUEUE_MSGS	2000
+#define QUEUE_MAXLEN	3000
+#define SMALL_BUF_BYTES	4096
+
+static void
+queue_payload(unsigned char *p, size_t len, uint32_t i)
+{
+	size_t	 j;
+
+	for (j = 0; j < len; j++)
+		p[j] = (unsigned char)(i * 31 + j);
+}
+
+ATF_TC_WITHOUT_HEAD(queued_messages_survive_partial_writes_in_order);
+ATF_TC_BODY(queued_messages_survive_partial_writes_in_order, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 data[QUEUE_MAXLEN];
+	size_t		 len, total = 0;
+	uint32_t	 i, next = 0;
+	int		 s[2], bufsz = SMALL_BUF_BYTES, sndbuf;
+	socklen_t	 sl = sizeof(sndbuf);
+
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE(setsockopt(s[0], SOL_SOCKET, SO_SNDBUF, &bufsz,
+	    sizeof(bufsz)) == 0);
+	ATF_REQUIRE(setsockopt(s[1], SOL_SOCKET, SO_RCVBUF, &bufsz,
+	    sizeof(bufsz)) == 0);
+	ATF_REQUIRE(getsockopt(s[0], SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    &sl) == 0);
+
+	for (i = 0; i < QUEUE_MSGS; i++) {
+		len = (i * 37) % QUEUE_MAXLEN;
+		queue_payload(data, len, i);
+		ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, i, TEST_PID, -1,
+		    data, len), 1);
+		total += IMSG_HEADER_SIZE + len;
+	}
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), QUEUE_MSGS);
+	ATF_REQUIRE(total > 10 * (size_t)sndbuf);
+
+	/* The first write cannot take it all: the rest must resume. */
+	ATF_REQUIRE_EQ(imsgbuf_write(&a), 0);
+	ATF_REQUIRE(imsgbuf_queuelen(&a) > 0);
+	ATF_REQUIRE(imsgbuf_queuelen(&a) < QUEUE_MSGS);
+
+	while (next < QUEUE_MSGS) {
+		ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+		ATF_REQUIRE_EQ(imsg_get_peerid(&imsg), next);
+		len = (next * 37) % QUEUE_MAXLEN;
+		ATF_REQUIRE_EQ(imsg_get_len(&imsg), len);
+		queue_payload(data, len, next);
+		ATF_REQUIRE(len == 0 || memcmp(imsg.data, data, len) == 0);
+		imsg_free(&imsg);
+		next++;
+	}
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(get_data_wrong_length_fails_ebadmsg);
+ATF_TC_BODY(get_data_wrong_length_fails_ebadmsg, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	uint64_t	 v = 0x0123456789abcdefULL, out = 0;
+	unsigned char	 big[sizeof(v) + 1];
+	uint32_t	 small;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    &v, sizeof(v)), 1);
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	ATF_REQUIRE_ERRNO(EBADMSG, imsg_get_data(&imsg, &small,
+	    sizeof(small)) == -1);
+	ATF_REQUIRE_ERRNO(EBADMSG, imsg_get_data(&imsg, big,
+	    sizeof(big)) == -1);
+	ATF_REQUIRE_EQ(imsg_get_data(&imsg, &out, sizeof(out)), 0);
+	ATF_REQUIRE_EQ(out, v);
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(get_string_refuses_nul_and_overlong);
+ATF_TC_BODY(get_string_refuses_nul_and_overlong, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	char		 str[8];
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    "hello", 5), 1);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    "he\0lo", 5), 1);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    NULL, 0), 1);
+
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	ATF_REQUIRE_ERRNO(EBADMSG, imsg_get_string(&imsg, str, 5) == -1);
+	ATF_REQUIRE_EQ(imsg_get_string(&imsg, str, 6), 0);
+	ATF_REQUIRE_STREQ(str, "hello");
+	imsg_free(&imsg);
+
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	ATF_REQUIRE_ERRNO(EBADMSG,
+	    imsg_get_string(&imsg, str, sizeof(str)) == -1);
+	imsg_free(&imsg);
+
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	ATF_REQUIRE_ERRNO(EBADMSG, imsg_get_string(&imsg, str, 0) == -1);
+	ATF_REQUIRE_EQ(imsg_get_string(&imsg, str, 1), 0);
+	ATF_REQUIRE_STREQ(str, "");
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, split_at_every_byte_boundary_reassembles);
+	ATF_TP_ADD_TC(tp, one_byte_writes_reassemble);
+	ATF_TP_ADD_TC(tp, max_size_message_passes);
+	ATF_TP_ADD_TC(tp, raised_maxsize_carries_limit_sized_message);
+	ATF_TP_ADD_TC(tp, maxsize_outside_bounds_refused);
+	ATF_TP_ADD_TC(tp, compose_over_max_size_fails_emsgsize);
+	ATF_TP_ADD_TC(tp, header_claiming_over_max_fails_ebadmsg);
+	ATF_TP_ADD_TC(tp, header_length_below_header_size_fails_ebadmsg);
+	ATF_TP_ADD_TC(tp, fd_mark_without_fd_fails_ebadmsg);
+	ATF_TP_ADD_TC(tp, fd_without_mark_fails_ebadmsg);
+	ATF_TP_ADD_TC(tp, fd_passes_both_ways_close_on_exec);
+	ATF_TP_ADD_TC(tp, fd_message_split_at_every_byte_keeps_its_fd);
+	ATF_TP_ADD_TC(tp, truncated_control_data_fails_eproto);
+	ATF_TP_ADD_TC(tp, several_fds_in_one_message_fail_eproto);
+	ATF_TP_ADD_TC(tp, fd_refused_without_fdpass);
+	ATF_TP_ADD_TC(tp, eof_mid_message_fails_econnreset);
+	ATF_TP_ADD_TC(tp, clean_eof_returns_zero);
+	ATF_TP_ADD_TC(tp, write_to_closed_peer_fails_epipe_without_signal);
+	ATF_TP_ADD_TC(tp, queued_messages_survive_partial_writes_in_order);
+	ATF_TP_ADD_TC(tp, get_data_wrong_length_fails_ebadmsg);
+	ATF_TP_ADD_TC(tp, get_string_refuses_nul_and_overlong);
+	return atf_no_error();
+}

@@ -56,6 +56,10 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 
 # Docker-side pieces (in-container init, REST client units, test images).
 -include mk/docker.mk
+# Agent protocol and strict JSON (units, fuzzers).
+-include mk/proto.mk
+# MCP client (units, fixtures, fuzzer).
+-include mk/mcp.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS)
 

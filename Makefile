@@ -60,8 +60,10 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/proto.mk
 # MCP client (units, fixtures, fuzzer).
 -include mk/mcp.mk
+# Audit store (units, benchmark).
+-include mk/audit.mk
 
-all: $(PROG) $(TPROG) $(UNIT_TESTS)
+all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 
 $(PROG): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
@@ -91,12 +93,9 @@ regress/common/imsg_test: $(imsg_test_SRCS) common/imsg.h
 deps:
 	@scripts/install-deps
 
-KYUA_DB=	$(CURDIR)/obj/kyua.db
 check: deps
 	$(MAKE) all
-	@mkdir -p obj && rm -f $(KYUA_DB)
-	@cd regress && kyua test --results-file=$(KYUA_DB); rc=$$?; \
-	    ../scripts/kyua-summary $(KYUA_DB) || rc=1; exit $$rc
+	scripts/check
 
 demo: deps
 	$(MAKE) $(PROG)
@@ -113,7 +112,7 @@ install: $(PROG)
 SAN_TESTS=	imsg_test
 SAN_FLAGS=	-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=all
-sanitize: deps
+sanitize: deps $(SANITIZE_EXTRA)
 	@mkdir -p obj-san
 	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/imsg_test $(imsg_test_SRCS) $(ATF_LIBS) $(LDLIBS)
@@ -149,6 +148,6 @@ fuzz: deps $(FUZZERS)
 lint:
 	mandoc -Tlint -Wwarning $(MANS)
 
-clean:
+clean: $(CLEAN_EXTRA)
 	rm -rf obj obj-test obj-san obj-fuzz $(PROG) $(TPROG) $(UNIT_TESTS) \
 	    $(FUZZERS) common/parse.c

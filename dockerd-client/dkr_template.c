@@ -1,0 +1,369 @@
+/*
+ * The fixed container template (DESIGN 7): the create body is built from
+ * struct dkr_template and constants here, never from user JSON.
+ *
+ * Supervisor design (b): the whole container runs as the configured
+ * non-root uid:gid with no capabilities (CapDrop ALL, no CapAdd).  PID 1
+ * is cmcp-init, bind-mounted read-only from the host at CMCP_INIT_TARGET
+ * through HostConfig.Mounts: a Mounts bind refuses a missing source,
+ * where a legacy Binds entry would create it, and Binds stays empty so
+ * that admission can refuse any Binds at all.
+ */
+
+#include <sys/types.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "dkr.h"
+
+static const char *const reasons[DKR_R_MAX] = {
+	[DKR_OK] =		"ok",
+	[DKR_R_JSON] =		"malformed document",
+	[DKR_R_T_IMAGE] =	"template image",
+	[DKR_R_T_INIT] =	"template init path",
+	[DKR_R_T_ARGV] =	"template argv",
+	[DKR_R_T_ENV] =		"template env",
+	[DKR_R_T_USER] =	"template user",
+	[DKR_R_T_LIMITS] =	"template limits",
+	[DKR_R_T_DEADLINE] =	"template deadline",
+	[DKR_R_T_LABELS] =	"template labels",
+	[DKR_R_ID] =		"Id",
+	[DKR_R_IMAGE] =		"Image",
+	[DKR_R_PATH] =		"Path",
+	[DKR_R_ARGS] =		"Args",
+	[DKR_R_STATE] =		"State",
+	[DKR_R_APPARMOR] =	"AppArmorProfile",
+	[DKR_R_MOUNTS] =	"Mounts",
+	[DKR_R_NETWORKS] =	"NetworkSettings.Networks",
+	[DKR_R_USER] =		"Config.User",
+	[DKR_R_TTY] =		"Config.Tty",
+	[DKR_R_STDIO] =		"Config.Attach/OpenStdin/StdinOnce",
+	[DKR_R_ENV] =		"Config.Env",
+	[DKR_R_ENTRYPOINT] =	"Config.Entrypoint",
+	[DKR_R_CMD] =		"Config.Cmd",
+	[DKR_R_CONFIG_IMAGE] =	"Config.Image",
+	[DKR_R_VOLUMES] =	"Config.Volumes",
+	[DKR_R_LABELS] =	"Config.Labels",
+	[DKR_R_WORKDIR] =	"Config.WorkingDir",
+	[DKR_R_HEALTHCHECK] =	"Config.Healthcheck",
+	[DKR_R_EXPOSED] =	"Config.ExposedPorts",
+	[DKR_R_STOPTIMEOUT] =	"Config.StopTimeout",
+	[DKR_R_NETWORK] =	"HostConfig.NetworkMode",
+	[DKR_R_READONLY] =	"HostConfig.ReadonlyRootfs",
+	[DKR_R_PRIVILEGED] =	"HostConfig.Privileged",
+	[DKR_R_CAPDROP] =	"HostConfig.CapDrop",
+	[DKR_R_CAPADD] =	"HostConfig.CapAdd",
+	[DKR_R_SECOPT] =	"HostConfig.SecurityOpt",
+	[DKR_R_LOG] =		"HostConfig.LogConfig",
+	[DKR_R_RESTART] =	"HostConfig.RestartPolicy",
+	[DKR_R_AUTOREMOVE] =	"HostConfig.AutoRemove",
+	[DKR_R_PIDS] =		"HostConfig.PidsLimit",
+	[DKR_R_MEMORY] =	"HostConfig.Memory",
+	[DKR_R_SWAP] =		"HostConfig.MemorySwap",
+	[DKR_R_CPUS] =		"HostConfig.NanoCpus",
+	[DKR_R_ULIMITS] =	"HostConfig.Ulimits",
+	[DKR_R_BINDS] =		"HostConfig.Binds",
+	[DKR_R_DEVICES] =	"HostConfig.Devices",
+	[DKR_R_DEVREQ] =	"HostConfig.DeviceRequests",
+	[DKR_R_DEVRULES] =	"HostConfig.DeviceCgroupRules",
+	[DKR_R_PORTS] =		"HostConfig.PortBindings",
+	[DKR_R_PUBLISH] =	"HostConfig.PublishAllPorts",
+	[DKR_R_VOLUMESFROM] =	"HostConfig.VolumesFrom",
+	[DKR_R_LINKS] =		"HostConfig.Links",
+	[DKR_R_GROUPADD] =	"HostConfig.GroupAdd",
+	[DKR_R_PIDMODE] =	"HostConfig.PidMode",
+	[DKR_R_IPCMODE] =	"HostConfig.IpcMode",
+	[DKR_R_UTSMODE] =	"HostConfig.UTSMode",
+	[DKR_R_USERNSMODE] =	"HostConfig.UsernsMode",
+	[DKR_R_CGROUPNS] =	"HostConfig.CgroupnsMode",
+	[DKR_R_CGROUP] =	"HostConfig.Cgroup",
+	[DKR_R_CGROUPPARENT] =	"HostConfig.CgroupParent",
+	[DKR_R_HC_MOUNTS] =	"HostConfig.Mounts",
+	[DKR_R_TMPFS] =		"HostConfig.Tmpfs",
+	[DKR_R_MASKED] =	"HostConfig.MaskedPaths",
+	[DKR_R_ROPATHS] =	"HostConfig.ReadonlyPaths",
+	[DKR_R_RUNTIME] =	"HostConfig.Runtime",
+	[DKR_R_INIT] =		"HostConfig.Init",
+	[DKR_R_OOMKILL] =	"HostConfig.OomKillDisable",
+	[DKR_R_SYSCTLS] =	"HostConfig.Sysctls",
+	[DKR_R_IMG_ID] =	"image Id",
+	[DKR_R_IMG_OS] =	"image Os",
+	[DKR_R_IMG_VOLUMES] =	"image Config.Volumes",
+	[DKR_R_IMG_HEALTHCHECK] = "image Config.Healthcheck",
+	[DKR_R_IMG_ONBUILD] =	"image Config.OnBuild",
+	[DKR_R_WARNINGS] =	"create Warnings",
+	[DKR_R_D_API] =		"daemon ApiVersion",
+	[DKR_R_D_OS] =		"daemon OSType",
+	[DKR_R_D_DESKTOP] =	"daemon OperatingSystem",
+	[DKR_R_D_MEMORY] =	"daemon MemoryLimit",
+	[DKR_R_D_SWAP] =	"daemon SwapLimit",
+	[DKR_R_D_PIDS] =	"daemon PidsLimit",
+	[DKR_R_D_SECCOMP] =	"daemon SecurityOptions",
+};
+
+const char *
+dkr_reason_str(enum dkr_reason r)
+{
+	if (r < 0 || r >= DKR_R_MAX || reasons[r] == NULL)
+		return "unknown";
+	return reasons[r];
+}
+
+static int
+is_hex(const char *s, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[n] == '\0';
+}
+
+/* Only the full, immutable local ID: no tag, no short ID, no digest. */
+int
+dkr_image_id_valid(const char *s)
+{
+	return strncmp(s, "sha256:", 7) == 0 && is_hex(s + 7, 64);
+}
+
+int
+dkr_container_id_valid(const char *s)
+{
+	return is_hex(s, 64);
+}
+
+int
+dkr_label_valid(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	if (n == 0 || n >= DKR_LABEL_BYTES)
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+/* NUL-terminated within its array, non-empty, printable ASCII. */
+static int
+str_ok(const char *s, size_t size)
+{
+	size_t	 i;
+
+	for (i = 0; i < size && s[i] != '\0'; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return 0;
+	return i > 0 && i < size;
+}
+
+enum dkr_reason
+dkr_template_check(const struct dkr_template *t)
+{
+	size_t	 i;
+
+	if (!dkr_image_id_valid(t->image))
+		return DKR_R_T_IMAGE;
+	if (!str_ok(t->init_path, sizeof(t->init_path)) ||
+	    t->init_path[0] != '/')
+		return DKR_R_T_INIT;
+	if (t->argc < 1 || t->argc > DKR_ARGV_MAX || t->argv[0][0] != '/')
+		return DKR_R_T_ARGV;
+	for (i = 0; i < t->argc; i++)
+		if (!str_ok(t->argv[i], sizeof(t->argv[i])))
+			return DKR_R_T_ARGV;
+	if (t->envc > DKR_ENV_MAX)
+		return DKR_R_T_ENV;
+	for (i = 0; i < t->envc; i++)
+		if (!str_ok(t->env[i], sizeof(t->env[i])) ||
+		    strchr(t->env[i], '=') == NULL || t->env[i][0] == '=')
+			return DKR_R_T_ENV;
+	if (t->uid == 0 || t->gid == 0 || t->uid > INT32_MAX ||
+	    t->gid > INT32_MAX)
+		return DKR_R_T_USER;
+	if (t->memory_bytes < DKR_MEMORY_MIN_BYTES ||
+	    t->memory_bytes > DKR_MEMORY_MAX_BYTES ||
+	    t->pids < 1 || t->pids > DKR_PIDS_MAX ||
+	    t->nofile < 1 || t->nofile > DKR_NOFILE_MAX ||
+	    t->nproc < 1 || t->nproc > DKR_PIDS_MAX ||
+	    t->nano_cpus < 0 || t->nano_cpus > DKR_NANOCPUS_MAX)
+		return DKR_R_T_LIMITS;
+	if (t->deadline_ms < CMCP_INIT_MIN_MS ||
+	    t->deadline_ms > CMCP_INIT_MAX_MS)
+		return DKR_R_T_DEADLINE;
+	if (!dkr_label_valid(t->instance) || !dkr_label_valid(t->session))
+		return DKR_R_T_LABELS;
+	return DKR_OK;
+}
+
+static int
+add_strings(cJSON *parent, const char *name, const char *const *v, size_t n)
+{
+	cJSON	*a;
+	size_t	 i;
+
+	if ((a = cJSON_AddArrayToObject(parent, name)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!cJSON_AddItemToArray(a, cJSON_CreateString(v[i])))
+			return -1;
+	return 0;
+}
+
+static int
+add_ulimit(cJSON *a, const char *name, int64_t v)
+{
+	cJSON	*u;
+
+	if ((u = cJSON_CreateObject()) == NULL)
+		return -1;
+	if (!cJSON_AddItemToArray(a, u)) {
+		cJSON_Delete(u);
+		return -1;
+	}
+	if (cJSON_AddStringToObject(u, "Name", name) == NULL ||
+	    cJSON_AddNumberToObject(u, "Soft", (double)v) == NULL ||
+	    cJSON_AddNumberToObject(u, "Hard", (double)v) == NULL)
+		return -1;
+	return 0;
+}
+
+/* The one allowed mount: cmcp-init, read-only, not recursive. */
+static int
+add_init_mount(cJSON *hc, const char *source)
+{
+	cJSON	*a, *m, *o;
+
+	if ((a = cJSON_AddArrayToObject(hc, "Mounts")) == NULL ||
+	    (m = cJSON_CreateObject()) == NULL)
+		return -1;
+	if (!cJSON_AddItemToArray(a, m)) {
+		cJSON_Delete(m);
+		return -1;
+	}
+	if (cJSON_AddStringToObject(m, "Type", "bind") == NULL ||
+	    cJSON_AddStringToObject(m, "Source", source) == NULL ||
+	    cJSON_AddStringToObject(m, "Target", CMCP_INIT_TARGET) == NULL ||
+	    cJSON_AddTrueToObject(m, "ReadOnly") == NULL ||
+	    (o = cJSON_AddObjectToObject(m, "BindOptions")) == NULL ||
+	    cJSON_AddStringToObject(o, "Propagation", "rprivate") == NULL ||
+	    cJSON_AddTrueToObject(o, "NonRecursive") == NULL)
+		return -1;
+	return 0;
+}
+
+static int
+build(const struct dkr_template *t, cJSON *root)
+{
+	const char	*argv[DKR_ARGV_MAX], *env[DKR_ENV_MAX];
+	const char	*ep[4], *none = "none", *drop = "ALL";
+	const char	*nnp = "no-new-privileges";
+	char		 user[32], ms[24];
+	cJSON		*hc, *o, *a;
+	size_t		 i;
+
+	for (i = 0; i < t->argc; i++)
+		argv[i] = t->argv[i];
+	for (i = 0; i < t->envc; i++)
+		env[i] = t->env[i];
+	(void)snprintf(user, sizeof(user), "%u:%u", (unsigned)t->uid,
+	    (unsigned)t->gid);
+	(void)snprintf(ms, sizeof(ms), "%lld", (long long)t->deadline_ms);
+	ep[0] = CMCP_INIT_TARGET;
+	ep[1] = "-t";
+	ep[2] = ms;
+	ep[3] = "--";
+
+	if (cJSON_AddStringToObject(root, "Image", t->image) == NULL ||
+	    cJSON_AddStringToObject(root, "User", user) == NULL ||
+	    add_strings(root, "Entrypoint", ep, 4) == -1 ||
+	    add_strings(root, "Cmd", argv, t->argc) == -1 ||
+	    add_strings(root, "Env", env, t->envc) == -1 ||
+	    cJSON_AddStringToObject(root, "WorkingDir", "/") == NULL ||
+	    cJSON_AddTrueToObject(root, "AttachStdin") == NULL ||
+	    cJSON_AddTrueToObject(root, "AttachStdout") == NULL ||
+	    cJSON_AddTrueToObject(root, "AttachStderr") == NULL ||
+	    cJSON_AddTrueToObject(root, "OpenStdin") == NULL ||
+	    cJSON_AddTrueToObject(root, "StdinOnce") == NULL ||
+	    cJSON_AddFalseToObject(root, "Tty") == NULL ||
+	    cJSON_AddNumberToObject(root, "StopTimeout", 0) == NULL ||
+	    (o = cJSON_AddObjectToObject(root, "Labels")) == NULL ||
+	    cJSON_AddStringToObject(o, DKR_LABEL_INSTANCE,
+	    t->instance) == NULL ||
+	    cJSON_AddStringToObject(o, DKR_LABEL_SESSION, t->session) == NULL)
+		return -1;
+
+	/* MaskedPaths and ReadonlyPaths are never sent: Docker's defaults. */
+	if ((hc = cJSON_AddObjectToObject(root, "HostConfig")) == NULL ||
+	    cJSON_AddStringToObject(hc, "NetworkMode", none) == NULL ||
+	    cJSON_AddTrueToObject(hc, "ReadonlyRootfs") == NULL ||
+	    cJSON_AddFalseToObject(hc, "Privileged") == NULL ||
+	    add_strings(hc, "CapDrop", &drop, 1) == -1 ||
+	    add_strings(hc, "SecurityOpt", &nnp, 1) == -1 ||
+	    cJSON_AddNumberToObject(hc, "PidsLimit", (double)t->pids) == NULL ||
+	    cJSON_AddNumberToObject(hc, "Memory",
+	    (double)t->memory_bytes) == NULL ||
+	    cJSON_AddNumberToObject(hc, "MemorySwap",
+	    (double)t->memory_bytes) == NULL ||
+	    (t->nano_cpus > 0 && cJSON_AddNumberToObject(hc, "NanoCpus",
+	    (double)t->nano_cpus) == NULL) ||
+	    (a = cJSON_AddArrayToObject(hc, "Ulimits")) == NULL ||
+	    add_ulimit(a, "core", 0) == -1 ||
+	    add_ulimit(a, "nofile", t->nofile) == -1 ||
+	    add_ulimit(a, "nproc", t->nproc) == -1 ||
+	    (o = cJSON_AddObjectToObject(hc, "LogConfig")) == NULL ||
+	    cJSON_AddStringToObject(o, "Type", none) == NULL ||
+	    cJSON_AddObjectToObject(o, "Config") == NULL ||
+	    (o = cJSON_AddObjectToObject(hc, "RestartPolicy")) == NULL ||
+	    cJSON_AddStringToObject(o, "Name", "no") == NULL ||
+	    cJSON_AddFalseToObject(hc, "AutoRemove") == NULL ||
+	    cJSON_AddFalseToObject(hc, "Init") == NULL ||
+	    cJSON_AddStringToObject(hc, "PidMode", "") == NULL ||
+	    cJSON_AddStringToObject(hc, "IpcMode", "private") == NULL ||
+	    cJSON_AddStringToObject(hc, "UTSMode", "") == NULL ||
+	    cJSON_AddStringToObject(hc, "UsernsMode", "") == NULL ||
+	    cJSON_AddStringToObject(hc, "CgroupnsMode", "private") == NULL ||
+	    add_init_mount(hc, t->init_path) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * The create body, a NUL-terminated string to free(3), or NULL with
+ * *reason set (DKR_R_JSON for an allocation failure).
+ */
+char *
+dkr_template_body(const struct dkr_template *t, enum dkr_reason *reason)
+{
+	cJSON	*root;
+	char	*s = NULL;
+
+	if ((*reason = dkr_template_check(t)) != DKR_OK)
+		return NULL;
+	*reason = DKR_R_JSON;
+	if ((root = cJSON_CreateObject()) == NULL)
+		return NULL;
+	if (build(t, root) == 0 && (s = cJSON_PrintUnformatted(root)) != NULL)
+		*reason = DKR_OK;
+	cJSON_Delete(root);
+	return s;
+}
+
+/* The container's exit status as cmcp-init encodes it. */
+enum dkr_outcome
+dkr_exit_outcome(int64_t status)
+{
+	if (status == CMCP_INIT_TIME_LIMIT)
+		return DKR_TIME_LIMIT;
+	if (status == CMCP_INIT_FAILED)
+		return DKR_INIT_FAILED;
+	if (status >= 0 &&
+	    status <= CMCP_INIT_SIG_BASE + CMCP_INIT_SIG_MAX)
+		return DKR_EXITED;
+	return DKR_UNKNOWN;
+}

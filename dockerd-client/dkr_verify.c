@@ -1,0 +1,619 @@
+/*
+ * Admission: verify what Docker reports against what the template asked
+ * for.  The engine ignores unknown and misspelt create fields and rewrites
+ * limits it cannot enforce (docker-api.md 1, 2.5), so the create body
+ * proves nothing; only the inspect document does.
+ *
+ * Every check is strict: a field must be present exactly once (no
+ * duplicate, also not in another letter case) with the expected type and
+ * value.  A field of this engine version that goes missing refuses too,
+ * so a change of the document's shape fails closed.
+ */
+
+#include <sys/types.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmcp.h"
+#include "dkr.h"
+
+/* 2^53: integers below it are exact in a double. */
+#define JSON_MAX_INT	9007199254740992.0
+
+static enum dkr_reason	 refuse(enum dkr_reason, char *, size_t);
+static cJSON		*parse(const char *, size_t);
+static const cJSON	*field(const cJSON *, const char *);
+static int		 is_str(const cJSON *, const char *, const char *);
+static int		 is_bool(const cJSON *, const char *, int);
+static int		 is_int(const cJSON *, const char *, int64_t);
+static int		 is_empty(const cJSON *, const char *);
+static int		 is_strings(const cJSON *, const char *,
+			    const char *const *, size_t);
+static enum dkr_reason	 verify_top(const cJSON *,
+			    const struct dkr_template *, const char *);
+static enum dkr_reason	 verify_config(const cJSON *,
+			    const struct dkr_template *);
+static enum dkr_reason	 verify_host(const cJSON *,
+			    const struct dkr_template *);
+
+static enum dkr_reason
+refuse(enum dkr_reason r, char *why, size_t whylen)
+{
+	if (why != NULL && whylen > 0)
+		(void)snprintf(why, whylen, "%s%s",
+		    r == DKR_OK ? "" : "refused: ", dkr_reason_str(r));
+	return r;
+}
+
+/* One JSON object, nothing after it, within the size bound. */
+static cJSON *
+parse(const char *json, size_t len)
+{
+	const char	*end = NULL;
+	cJSON		*root;
+
+	if (json == NULL || len == 0 || len > DKR_RESPONSE_MAX_BYTES)
+		return NULL;
+	if ((root = cJSON_ParseWithLengthOpts(json, len, &end, 0)) == NULL)
+		return NULL;
+	while (end != NULL && end < json + len &&
+	    (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n' ||
+	    *end == '\0'))
+		end++;
+	if (!cJSON_IsObject(root) || end != json + len) {
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
+
+/*
+ * The member key of object o, or NULL when o is not an object, the key is
+ * missing, or it occurs more than once in any letter case: Go decodes
+ * keys case-insensitively and keeps the last duplicate, cJSON the first.
+ */
+static const cJSON *
+field(const cJSON *o, const char *key)
+{
+	const cJSON	*c, *hit = NULL;
+
+	if (!cJSON_IsObject(o))
+		return NULL;
+	for (c = o->child; c != NULL; c = c->next) {
+		if (c->string == NULL || strcasecmp(c->string, key) != 0)
+			continue;
+		if (hit != NULL || strcmp(c->string, key) != 0)
+			return NULL;
+		hit = c;
+	}
+	return hit;
+}
+
+static int
+is_str(const cJSON *o, const char *key, const char *want)
+{
+	const cJSON	*v = field(o, key);
+
+	return cJSON_IsString(v) && strcmp(v->valuestring, want) == 0;
+}
+
+static int
+is_bool(const cJSON *o, const char *key, int want)
+{
+	const cJSON	*v = field(o, key);
+
+	return want ? cJSON_IsTrue(v) : cJSON_IsFalse(v);
+}
+
+/* cJSON's valueint saturates; valuedouble is exact below 2^53. */
+static int
+is_int(const cJSON *o, const char *key, int64_t want)
+{
+	const cJSON	*v = field(o, key);
+
+	return cJSON_IsNumber(v) && fabs(v->valuedouble) < JSON_MAX_INT &&
+	    v->valuedouble == (double)want;
+}
+
+/* Present, and null, [] or {}. */
+static int
+is_empty(const cJSON *o, const char *key)
+{
+	const cJSON	*v = field(o, key);
+
+	if (cJSON_IsNull(v))
+		return 1;
+	return (cJSON_IsArray(v) || cJSON_IsObject(v)) && v->child == NULL;
+}
+
+/* An array of exactly these n strings, in this order. */
+static int
+is_strings(const cJSON *o, const char *key, const char *const *want,
+    size_t n)
+{
+	const cJSON	*v = field(o, key), *c;
+	size_t		 i = 0;
+
+	if (!cJSON_IsArray(v))
+		return 0;
+	for (c = v->child; c != NULL; c = c->next, i++)
+		if (i >= n || !cJSON_IsString(c) ||
+		    strcmp(c->valuestring, want[i]) != 0)
+			return 0;
+	return i == n;
+}
+
+/* An array of strings that contains s. */
+static int
+has_string(const cJSON *a, const char *s)
+{
+	const cJSON	*c;
+
+	if (!cJSON_IsArray(a))
+		return 0;
+	for (c = a->child; c != NULL; c = c->next)
+		if (cJSON_IsString(c) && strcmp(c->valuestring, s) == 0)
+			return 1;
+	return 0;
+}
+
+/* The argument vectors the template implies. */
+struct vecs {
+	char		 ms[24];
+	const char	*ep[4];
+	const char	*args[4 + DKR_ARGV_MAX];
+	const char	*cmd[DKR_ARGV_MAX];
+	const char	*env[DKR_ENV_MAX];
+	char		 user[32];
+};
+
+static void
+vecs_fill(struct vecs *v, const struct dkr_template *t)
+{
+	size_t	 i;
+
+	(void)snprintf(v->ms, sizeof(v->ms), "%lld",
+	    (long long)t->deadline_ms);
+	(void)snprintf(v->user, sizeof(v->user), "%u:%u", (unsigned)t->uid,
+	    (unsigned)t->gid);
+	v->ep[0] = CMCP_INIT_TARGET;
+	v->ep[1] = v->args[0] = "-t";
+	v->ep[2] = v->args[1] = v->ms;
+	v->ep[3] = v->args[2] = "--";
+	for (i = 0; i < t->argc; i++)
+		v->cmd[i] = v->args[3 + i] = t->argv[i];
+	for (i = 0; i < t->envc; i++)
+		v->env[i] = t->env[i];
+}
+
+/* The one mount, in the top-level (effective) form. */
+static int
+mounts_ok(const cJSON *o, const struct dkr_template *t)
+{
+	const cJSON	*a = field(o, "Mounts"), *m;
+
+	if (!cJSON_IsArray(a) || (m = a->child) == NULL || m->next != NULL)
+		return 0;
+	return is_str(m, "Type", "bind") &&
+	    is_str(m, "Source", t->init_path) &&
+	    is_str(m, "Destination", CMCP_INIT_TARGET) &&
+	    is_bool(m, "RW", 0) &&
+	    is_str(m, "Propagation", "rprivate");
+}
+
+/* The one mount, in the requested form echoed in HostConfig. */
+static int
+hc_mounts_ok(const cJSON *hc, const struct dkr_template *t)
+{
+	const cJSON	*a = field(hc, "Mounts"), *m, *b;
+
+	if (!cJSON_IsArray(a) || (m = a->child) == NULL || m->next != NULL)
+		return 0;
+	b = field(m, "BindOptions");
+	return is_str(m, "Type", "bind") &&
+	    is_str(m, "Source", t->init_path) &&
+	    is_str(m, "Target", CMCP_INIT_TARGET) &&
+	    is_bool(m, "ReadOnly", 1) &&
+	    field(m, "VolumeOptions") == NULL &&
+	    field(m, "TmpfsOptions") == NULL &&
+	    is_str(b, "Propagation", "rprivate") &&
+	    is_bool(b, "NonRecursive", 1);
+}
+
+static enum dkr_reason
+verify_top(const cJSON *root, const struct dkr_template *t, const char *id)
+{
+	struct vecs	 v;
+	const cJSON	*s, *st;
+
+	vecs_fill(&v, t);
+	s = field(root, "Id");
+	if (!cJSON_IsString(s) || !dkr_container_id_valid(s->valuestring) ||
+	    (id != NULL && strcmp(s->valuestring, id) != 0))
+		return DKR_R_ID;
+	if (!is_str(root, "Image", t->image))
+		return DKR_R_IMAGE;
+	if (!is_str(root, "Path", CMCP_INIT_TARGET))
+		return DKR_R_PATH;
+	if (!is_strings(root, "Args", v.args, 3 + t->argc))
+		return DKR_R_ARGS;
+	st = field(root, "State");
+	if (!(is_str(st, "Status", "created") ||
+	    is_str(st, "Status", "running")) ||
+	    !is_bool(st, "Restarting", 0) || !is_bool(st, "Paused", 0))
+		return DKR_R_STATE;
+	s = field(root, "AppArmorProfile");
+	if (!cJSON_IsString(s) || strcmp(s->valuestring, "unconfined") == 0)
+		return DKR_R_APPARMOR;
+	if (!mounts_ok(root, t))
+		return DKR_R_MOUNTS;
+	return DKR_OK;
+}
+
+static enum dkr_reason
+verify_config(const cJSON *c, const struct dkr_template *t)
+{
+	struct vecs	 v;
+	const cJSON	*l;
+
+	vecs_fill(&v, t);
+	if (!is_str(c, "User", v.user))
+		return DKR_R_USER;
+	if (!is_bool(c, "Tty", 0))
+		return DKR_R_TTY;
+	if (!is_bool(c, "OpenStdin", 1) || !is_bool(c, "StdinOnce", 1) ||
+	    !is_bool(c, "AttachStdin", 1) || !is_bool(c, "AttachStdout", 1) ||
+	    !is_bool(c, "AttachStderr", 1))
+		return DKR_R_STDIO;
+	/* Image Env is merged in; it must not add anything. */
+	if (!is_strings(c, "Env", v.env, t->envc))
+		return DKR_R_ENV;
+	if (!is_strings(c, "Entrypoint", v.ep, 4))
+		return DKR_R_ENTRYPOINT;
+	if (!is_strings(c, "Cmd", v.cmd, t->argc))
+		return DKR_R_CMD;
+	if (!is_str(c, "Image", t->image))
+		return DKR_R_CONFIG_IMAGE;
+	/* Image volumes are merged in and would be writable. */
+	if (!is_empty(c, "Volumes"))
+		return DKR_R_VOLUMES;
+	l = field(c, "Labels");
+	if (!cJSON_IsObject(l) || cJSON_GetArraySize(l) != 2 ||
+	    !is_str(l, DKR_LABEL_INSTANCE, t->instance) ||
+	    !is_str(l, DKR_LABEL_SESSION, t->session))
+		return DKR_R_LABELS;
+	if (!is_str(c, "WorkingDir", "/"))
+		return DKR_R_WORKDIR;
+	/* Absent in this engine's output unless the image declares one. */
+	if (field(c, "Healthcheck") != NULL)
+		return DKR_R_HEALTHCHECK;
+	if (field(c, "ExposedPorts") != NULL && !is_empty(c, "ExposedPorts"))
+		return DKR_R_EXPOSED;
+	if (!is_int(c, "StopTimeout", 0))
+		return DKR_R_STOPTIMEOUT;
+	return DKR_OK;
+}
+
+/* HostConfig fields with one fixed value, whatever the template. */
+enum want { W_STR, W_TRUE, W_FALSE, W_EMPTY };
+static const struct {
+	enum dkr_reason	 reason;
+	const char	*key;
+	enum want	 want;
+	const char	*str;
+} hc_fixed[] = {
+	{ DKR_R_NETWORK,	"NetworkMode",		W_STR,	"none" },
+	{ DKR_R_READONLY,	"ReadonlyRootfs",	W_TRUE,	NULL },
+	{ DKR_R_PRIVILEGED,	"Privileged",		W_FALSE, NULL },
+	{ DKR_R_CAPADD,		"CapAdd",		W_EMPTY, NULL },
+	{ DKR_R_AUTOREMOVE,	"AutoRemove",		W_FALSE, NULL },
+	{ DKR_R_BINDS,		"Binds",		W_EMPTY, NULL },
+	{ DKR_R_DEVICES,	"Devices",		W_EMPTY, NULL },
+	{ DKR_R_DEVREQ,		"DeviceRequests",	W_EMPTY, NULL },
+	{ DKR_R_DEVRULES,	"DeviceCgroupRules",	W_EMPTY, NULL },
+	{ DKR_R_PORTS,		"PortBindings",		W_EMPTY, NULL },
+	{ DKR_R_PUBLISH,	"PublishAllPorts",	W_FALSE, NULL },
+	{ DKR_R_VOLUMESFROM,	"VolumesFrom",		W_EMPTY, NULL },
+	{ DKR_R_LINKS,		"Links",		W_EMPTY, NULL },
+	{ DKR_R_GROUPADD,	"GroupAdd",		W_EMPTY, NULL },
+	{ DKR_R_PIDMODE,	"PidMode",		W_STR,	"" },
+	{ DKR_R_IPCMODE,	"IpcMode",		W_STR,	"private" },
+	{ DKR_R_UTSMODE,	"UTSMode",		W_STR,	"" },
+	{ DKR_R_USERNSMODE,	"UsernsMode",		W_STR,	"" },
+	{ DKR_R_CGROUPNS,	"CgroupnsMode",		W_STR,	"private" },
+	{ DKR_R_CGROUP,		"Cgroup",		W_STR,	"" },
+	{ DKR_R_CGROUPPARENT,	"CgroupParent",		W_STR,	"" },
+	{ DKR_R_RUNTIME,	"Runtime",		W_STR,	"runc" },
+	{ DKR_R_INIT,		"Init",			W_FALSE, NULL },
+	{ DKR_R_OOMKILL,	"OomKillDisable",	W_FALSE, NULL },
+};
+
+/* Optional in this engine's output, but never anything but empty. */
+static const struct {
+	enum dkr_reason	 reason;
+	const char	*key;
+} hc_absent[] = {
+	{ DKR_R_TMPFS,		"Tmpfs" },
+	{ DKR_R_SYSCTLS,	"Sysctls" },
+};
+
+/* The defaults Docker fills in when MaskedPaths/ReadonlyPaths are unsent. */
+static const char *const masked_min[] = {
+	"/proc/kcore", "/proc/keys", "/proc/timer_list", "/sys/firmware",
+};
+static const char *const ropaths_min[] = {
+	"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+};
+
+static int
+ulimits_ok(const cJSON *hc, const struct dkr_template *t)
+{
+	static const char *const names[] = { "core", "nofile", "nproc" };
+	const cJSON	*a = field(hc, "Ulimits"), *u, *n;
+	int64_t		 want[3];
+	int		 seen[3] = { 0, 0, 0 }, count = 0;
+	size_t		 i;
+
+	want[0] = 0;
+	want[1] = t->nofile;
+	want[2] = t->nproc;
+	if (!cJSON_IsArray(a))
+		return 0;
+	for (u = a->child; u != NULL; u = u->next, count++) {
+		n = field(u, "Name");
+		if (!cJSON_IsString(n))
+			return 0;
+		for (i = 0; i < nitems(names); i++)
+			if (strcmp(n->valuestring, names[i]) == 0)
+				break;
+		if (i == nitems(names) || seen[i]++ ||
+		    !is_int(u, "Soft", want[i]) || !is_int(u, "Hard", want[i]))
+			return 0;
+	}
+	return count == (int)nitems(names);
+}
+
+static enum dkr_reason
+verify_host(const cJSON *hc, const struct dkr_template *t)
+{
+	static const char *const all[] = { "ALL" };
+	static const char *const nnp[] = { "no-new-privileges" };
+	const cJSON	*v;
+	size_t		 i;
+	int		 ok;
+
+	for (i = 0; i < nitems(hc_fixed); i++) {
+		switch (hc_fixed[i].want) {
+		case W_STR:
+			ok = is_str(hc, hc_fixed[i].key, hc_fixed[i].str);
+			break;
+		case W_TRUE:
+			ok = is_bool(hc, hc_fixed[i].key, 1);
+			break;
+		case W_FALSE:
+			ok = is_bool(hc, hc_fixed[i].key, 0);
+			break;
+		default:
+			ok = is_empty(hc, hc_fixed[i].key);
+			break;
+		}
+		if (!ok)
+			return hc_fixed[i].reason;
+	}
+	for (i = 0; i < nitems(hc_absent); i++)
+		if (field(hc, hc_absent[i].key) != NULL &&
+		    !is_empty(hc, hc_absent[i].key))
+			return hc_absent[i].reason;
+	if (!is_strings(hc, "CapDrop", all, 1))
+		return DKR_R_CAPDROP;
+	if (!is_strings(hc, "SecurityOpt", nnp, 1))
+		return DKR_R_SECOPT;
+	v = field(hc, "LogConfig");
+	if (!is_str(v, "Type", "none") || !is_empty(v, "Config"))
+		return DKR_R_LOG;
+	v = field(hc, "RestartPolicy");
+	if (!is_str(v, "Name", "no") || !is_int(v, "MaximumRetryCount", 0))
+		return DKR_R_RESTART;
+	if (!is_int(hc, "PidsLimit", t->pids))
+		return DKR_R_PIDS;
+	if (!is_int(hc, "Memory", t->memory_bytes))
+		return DKR_R_MEMORY;
+	/* -1 (unlimited) is what the engine puts here without swap limits. */
+	if (!is_int(hc, "MemorySwap", t->memory_bytes))
+		return DKR_R_SWAP;
+	if (!is_int(hc, "NanoCpus", t->nano_cpus))
+		return DKR_R_CPUS;
+	if (!ulimits_ok(hc, t))
+		return DKR_R_ULIMITS;
+	if (!hc_mounts_ok(hc, t))
+		return DKR_R_HC_MOUNTS;
+	v = field(hc, "MaskedPaths");
+	for (i = 0; i < nitems(masked_min); i++)
+		if (!has_string(v, masked_min[i]))
+			return DKR_R_MASKED;
+	v = field(hc, "ReadonlyPaths");
+	for (i = 0; i < nitems(ropaths_min); i++)
+		if (!has_string(v, ropaths_min[i]))
+			return DKR_R_ROPATHS;
+	return DKR_OK;
+}
+
+/* Attached to exactly the "none" network. */
+static int
+networks_ok(const cJSON *ns)
+{
+	const cJSON	*n = field(ns, "Networks");
+
+	return cJSON_IsObject(n) && n->child != NULL &&
+	    n->child->next == NULL && field(n, "none") != NULL;
+}
+
+/*
+ * Verify a container inspect document (GET /containers/{id}/json) against
+ * the template.  id, when not NULL, is the container ID the engine gave at
+ * create.  DKR_OK, or the first field that differs.
+ */
+enum dkr_reason
+dkr_inspect_verify(const char *json, size_t len, const struct dkr_template *t,
+    const char *id, char *why, size_t whylen)
+{
+	cJSON		*root;
+	enum dkr_reason	 r;
+
+	if ((r = dkr_template_check(t)) != DKR_OK)
+		return refuse(r, why, whylen);
+	if ((root = parse(json, len)) == NULL)
+		return refuse(DKR_R_JSON, why, whylen);
+	if ((r = verify_top(root, t, id)) == DKR_OK &&
+	    (r = verify_config(field(root, "Config"), t)) == DKR_OK &&
+	    (r = verify_host(field(root, "HostConfig"), t)) == DKR_OK &&
+	    !networks_ok(field(root, "NetworkSettings")))
+		r = DKR_R_NETWORKS;
+	cJSON_Delete(root);
+	return refuse(r, why, whylen);
+}
+
+/*
+ * Verify an image inspect document (GET /images/{id}/json): the pinned ID,
+ * a Linux image, no volumes, healthcheck or ONBUILD triggers.
+ */
+enum dkr_reason
+dkr_image_verify(const char *json, size_t len, const char *image, char *why,
+    size_t whylen)
+{
+	cJSON		*root;
+	const cJSON	*c;
+	enum dkr_reason	 r = DKR_OK;
+
+	if (image == NULL || !dkr_image_id_valid(image))
+		return refuse(DKR_R_T_IMAGE, why, whylen);
+	if ((root = parse(json, len)) == NULL)
+		return refuse(DKR_R_JSON, why, whylen);
+	c = field(root, "Config");
+	if (!is_str(root, "Id", image))
+		r = DKR_R_IMG_ID;
+	else if (!is_str(root, "Os", "linux"))
+		r = DKR_R_IMG_OS;
+	else if (!cJSON_IsObject(c) || !is_empty(c, "Volumes"))
+		r = DKR_R_IMG_VOLUMES;
+	else if (field(c, "Healthcheck") != NULL)
+		r = DKR_R_IMG_HEALTHCHECK;
+	else if (!is_empty(c, "OnBuild"))
+		r = DKR_R_IMG_ONBUILD;
+	cJSON_Delete(root);
+	return refuse(r, why, whylen);
+}
+
+/* "major.minor" at least DKR_API_MAJOR.DKR_API_MINOR. */
+static int
+api_ok(const cJSON *v)
+{
+	unsigned long	 major, minor;
+	char		*end;
+	const char	*s;
+
+	if (!cJSON_IsString(v))
+		return 0;
+	s = v->valuestring;
+	if (*s < '0' || *s > '9')
+		return 0;
+	major = strtoul(s, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9' || major > 1000)
+		return 0;
+	minor = strtoul(end + 1, &end, 10);
+	if (*end != '\0' || minor > 1000)
+		return 0;
+	return major > DKR_API_MAJOR ||
+	    (major == DKR_API_MAJOR && minor >= DKR_API_MINOR);
+}
+
+static int
+seccomp_on(const cJSON *a)
+{
+	const cJSON	*c;
+
+	if (!cJSON_IsArray(a))
+		return 0;
+	for (c = a->child; c != NULL; c = c->next)
+		if (cJSON_IsString(c) &&
+		    strncmp(c->valuestring, "name=seccomp", 12) == 0)
+			return strstr(c->valuestring, "unconfined") == NULL;
+	return 0;
+}
+
+/*
+ * Verify the daemon from GET /version and GET /info: API 1.41 or later, a
+ * Linux engine that is not Docker Desktop, enforcing memory, swap and pids
+ * limits, with seccomp.  Without SwapLimit the engine silently turns
+ * MemorySwap into -1, so it refuses even though inspect would catch it.
+ */
+enum dkr_reason
+dkr_daemon_verify(const char *version, size_t vlen, const char *info,
+    size_t ilen, char *why, size_t whylen)
+{
+	cJSON		*ver, *inf;
+	const cJSON	*os;
+	enum dkr_reason	 r = DKR_OK;
+
+	if ((ver = parse(version, vlen)) == NULL)
+		return refuse(DKR_R_JSON, why, whylen);
+	if ((inf = parse(info, ilen)) == NULL) {
+		cJSON_Delete(ver);
+		return refuse(DKR_R_JSON, why, whylen);
+	}
+	os = field(inf, "OperatingSystem");
+	if (!api_ok(field(ver, "ApiVersion")))
+		r = DKR_R_D_API;
+	else if (!is_str(ver, "Os", "linux") || !is_str(inf, "OSType", "linux"))
+		r = DKR_R_D_OS;
+	else if (!cJSON_IsString(os) ||
+	    strcasestr(os->valuestring, "docker desktop") != NULL)
+		r = DKR_R_D_DESKTOP;
+	else if (!is_bool(inf, "MemoryLimit", 1))
+		r = DKR_R_D_MEMORY;
+	else if (!is_bool(inf, "SwapLimit", 1))
+		r = DKR_R_D_SWAP;
+	else if (!is_bool(inf, "PidsLimit", 1))
+		r = DKR_R_D_PIDS;
+	else if (!seccomp_on(field(inf, "SecurityOptions")))
+		r = DKR_R_D_SECCOMP;
+	cJSON_Delete(ver);
+	cJSON_Delete(inf);
+	return refuse(r, why, whylen);
+}
+
+/*
+ * The create response: copy the container ID to id (DKR_CONTAINER_ID_BYTES)
+ * and refuse when the engine had anything to say.  It warns when it drops
+ * or rewrites a limit it cannot enforce (MemorySwap becomes -1), so any
+ * warning is fatal; the caller deletes the container.
+ */
+enum dkr_reason
+dkr_create_verify(const char *json, size_t len, char *id, char *why,
+    size_t whylen)
+{
+	cJSON		*root;
+	const cJSON	*v;
+	enum dkr_reason	 r = DKR_OK;
+
+	id[0] = '\0';
+	if ((root = parse(json, len)) == NULL)
+		return refuse(DKR_R_JSON, why, whylen);
+	v = field(root, "Id");
+	if (!cJSON_IsString(v) || !dkr_container_id_valid(v->valuestring))
+		r = DKR_R_ID;
+	else {
+		/* The ID is needed to delete the container after a warning. */
+		memcpy(id, v->valuestring, DKR_CONTAINER_ID_BYTES);
+		if (!is_empty(root, "Warnings"))
+			r = DKR_R_WARNINGS;
+	}
+	cJSON_Delete(root);
+	return refuse(r, why, whylen);
+}

@@ -1,0 +1,691 @@
+/*
+ * Admission verifiers against real engine documents.
+ *
+ * fixtures/inspect-good.json is GET /containers/{id}/json of a container
+ * that the private test engine created from the template below
+ * (dkr_template_body), fixtures/image-*.json are GET /images/{id}/json of
+ * the test images, version.json and info.json the engine's own.  Each test
+ * weakens one field of a good document and expects the verifier to refuse
+ * naming that field.
+ */
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atf-c.h>
+#include <cjson/cJSON.h>
+
+#include "dkr.h"
+#include "fixtures/fixture.h"
+
+static char *
+slurp(const atf_tc_t *tc, const char *name, size_t *len)
+{
+	char		 path[1024];
+	struct stat	 st;
+	char		*buf;
+	ssize_t		 n;
+	int		 fd;
+
+	snprintf(path, sizeof(path), "%s/fixtures/%s",
+	    atf_tc_get_config_var(tc, "srcdir"), name);
+	ATF_REQUIRE_MSG((fd = open(path, O_RDONLY)) != -1, "open %s", path);
+	ATF_REQUIRE(fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    st.st_size < DKR_RESPONSE_MAX_BYTES);
+	ATF_REQUIRE((buf = malloc(st.st_size + 1)) != NULL);
+	ATF_REQUIRE((n = read(fd, buf, st.st_size)) == st.st_size);
+	buf[n] = '\0';
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+static cJSON *
+load(const atf_tc_t *tc, const char *name)
+{
+	cJSON	*root;
+	char	*buf;
+	size_t	 len;
+
+	buf = slurp(tc, name, &len);
+	ATF_REQUIRE((root = cJSON_ParseWithLength(buf, len)) != NULL);
+	free(buf);
+	return root;
+}
+
+/* The member at a dotted path; the test fails when it is missing. */
+static cJSON *
+at(cJSON *root, const char *path)
+{
+	char	 buf[256], *p, *key;
+	cJSON	*c = root;
+
+	strlcpy(buf, path, sizeof(buf));
+	for (p = buf; (key = strsep(&p, ".")) != NULL; )
+		ATF_REQUIRE_MSG((c = cJSON_GetObjectItemCaseSensitive(c,
+		    key)) != NULL, "no %s", path);
+	return c;
+}
+
+/* Replace (or add) the member at a dotted path. */
+static void
+set(cJSON *root, const char *path, cJSON *v)
+{
+	char		 buf[256], *dot;
+	cJSON		*parent = root;
+	const char	*key = buf;
+
+	ATF_REQUIRE(v != NULL);
+	strlcpy(buf, path, sizeof(buf));
+	if ((dot = strrchr(buf, '.')) != NULL) {
+		*dot = '\0';
+		parent = at(root, buf);
+		key = dot + 1;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(parent, key) != NULL)
+		ATF_REQUIRE(cJSON_ReplaceItemInObjectCaseSensitive(parent,
+		    key, v));
+	else
+		ATF_REQUIRE(cJSON_AddItemToObject(parent, key, v));
+}
+
+static void
+del(cJSON *root, const char *path)
+{
+	char	 buf[256], *dot;
+
+	strlcpy(buf, path, sizeof(buf));
+	ATF_REQUIRE((dot = strrchr(buf, '.')) != NULL);
+	*dot = '\0';
+	cJSON_DeleteItemFromObjectCaseSensitive(at(root, buf), dot + 1);
+}
+
+static cJSON *
+strs(const char *a, const char *b)
+{
+	const char	*v[2] = { a, b };
+
+	return cJSON_CreateStringArray(v, b == NULL ? 1 : 2);
+}
+
+static cJSON *
+parsed(const char *json)
+{
+	cJSON	*v;
+
+	ATF_REQUIRE((v = cJSON_Parse(json)) != NULL);
+	return v;
+}
+
+static enum dkr_reason
+verify_doc(cJSON *root, char *why, size_t whylen)
+{
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	char			*s;
+
+	fx_template(&t);
+	ATF_REQUIRE((s = cJSON_PrintUnformatted(root)) != NULL);
+	r = dkr_inspect_verify(s, strlen(s), &t, FX_ID, why, whylen);
+	free(s);
+	cJSON_Delete(root);
+	return r;
+}
+
+static void
+refused_with(cJSON *root, enum dkr_reason want)
+{
+	char		 why[DKR_WHY_BYTES];
+	enum dkr_reason	 r;
+
+	r = verify_doc(root, why, sizeof(why));
+	ATF_CHECK_EQ_MSG(r, want, "got \"%s\", want \"%s\"", why,
+	    dkr_reason_str(want));
+	ATF_CHECK(strstr(why, dkr_reason_str(want)) != NULL);
+}
+
+ATF_TC_WITHOUT_HEAD(inspect_good_verifies);
+ATF_TC_BODY(inspect_good_verifies, tc)
+{
+	struct dkr_template	 t;
+	char			 why[DKR_WHY_BYTES], *buf;
+	size_t			 len;
+	enum dkr_reason		 r;
+
+	fx_template(&t);
+	buf = slurp(tc, "inspect-good.json", &len);
+	r = dkr_inspect_verify(buf, len, &t, FX_ID, why, sizeof(why));
+	ATF_CHECK_EQ_MSG(r, DKR_OK, "%s", why);
+	/* Without the expected ID, too. */
+	ATF_CHECK_EQ(dkr_inspect_verify(buf, len, &t, NULL, why,
+	    sizeof(why)), DKR_OK);
+	free(buf);
+	/* And after a cJSON round trip, which the mutants go through. */
+	ATF_CHECK_EQ(verify_doc(load(tc, "inspect-good.json"), why,
+	    sizeof(why)), DKR_OK);
+}
+
+/* One test per single-field weakening. */
+#define MUTANT(name, reason, stmt)					\
+ATF_TC_WITHOUT_HEAD(name);						\
+ATF_TC_BODY(name, tc)							\
+{									\
+	cJSON	*r = load(tc, "inspect-good.json");		\
+	stmt;								\
+	refused_with(r, reason);					\
+}
+
+/* cmcp-reference.md 3.3, the reference's twelve mutants. */
+MUTANT(network_host_refused, DKR_R_NETWORK,
+    set(r, "HostConfig.NetworkMode", cJSON_CreateString("host")))
+MUTANT(rootfs_writable_refused, DKR_R_READONLY,
+    set(r, "HostConfig.ReadonlyRootfs", cJSON_CreateFalse()))
+MUTANT(privileged_refused, DKR_R_PRIVILEGED,
+    set(r, "HostConfig.Privileged", cJSON_CreateTrue()))
+MUTANT(capadd_sys_admin_refused, DKR_R_CAPADD,
+    set(r, "HostConfig.CapAdd", strs("SYS_ADMIN", NULL)))
+MUTANT(log_json_file_refused, DKR_R_LOG,
+    set(r, "HostConfig.LogConfig.Type", cJSON_CreateString("json-file")))
+MUTANT(restart_always_refused, DKR_R_RESTART,
+    set(r, "HostConfig.RestartPolicy.Name", cJSON_CreateString("always")))
+MUTANT(core_unlimited_refused, DKR_R_ULIMITS,
+    set(r, "HostConfig.Ulimits", parsed("[{\"Name\":\"core\",\"Soft\":-1,"
+    "\"Hard\":-1},{\"Name\":\"nofile\",\"Soft\":256,\"Hard\":256},"
+    "{\"Name\":\"nproc\",\"Soft\":64,\"Hard\":64}]")))
+MUTANT(binds_refused, DKR_R_BINDS,
+    set(r, "HostConfig.Binds", strs("/tmp:/export", NULL)))
+MUTANT(pid_host_refused, DKR_R_PIDMODE,
+    set(r, "HostConfig.PidMode", cJSON_CreateString("host")))
+MUTANT(ipc_host_refused, DKR_R_IPCMODE,
+    set(r, "HostConfig.IpcMode", cJSON_CreateString("host")))
+MUTANT(user_root_refused, DKR_R_USER,
+    set(r, "Config.User", cJSON_CreateString("0")))
+MUTANT(config_volumes_refused, DKR_R_VOLUMES,
+    set(r, "Config.Volumes", parsed("{\"/export\":{}}")))
+
+/* The fail-open traps of docker-api.md, and the rest of the profile. */
+MUTANT(swap_unlimited_refused, DKR_R_SWAP,
+    set(r, "HostConfig.MemorySwap", cJSON_CreateNumber(-1)))
+MUTANT(swap_double_refused, DKR_R_SWAP,
+    set(r, "HostConfig.MemorySwap", cJSON_CreateNumber(268435456)))
+MUTANT(extra_mount_refused, DKR_R_MOUNTS,
+    cJSON_AddItemToArray(at(r, "Mounts"), parsed("{\"Type\":\"volume\","
+    "\"Name\":\"x\",\"Source\":\"/var/lib/docker/volumes/x/_data\","
+    "\"Destination\":\"/export\",\"Driver\":\"local\",\"Mode\":\"\","
+    "\"RW\":true,\"Propagation\":\"\"}")))
+MUTANT(no_mount_refused, DKR_R_MOUNTS,
+    set(r, "Mounts", cJSON_CreateArray()))
+MUTANT(init_mount_writable_refused, DKR_R_MOUNTS,
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(at(r,
+    "Mounts"), 0), "RW", cJSON_CreateTrue()))
+MUTANT(init_mount_other_source_refused, DKR_R_MOUNTS,
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(at(r,
+    "Mounts"), 0), "Source", cJSON_CreateString("/")))
+MUTANT(hc_extra_mount_refused, DKR_R_HC_MOUNTS,
+    cJSON_AddItemToArray(at(r, "HostConfig.Mounts"), parsed("{\"Type\":"
+    "\"bind\",\"Source\":\"/tmp\",\"Target\":\"/export\"}")))
+MUTANT(capadd_all_refused, DKR_R_CAPADD,
+    set(r, "HostConfig.CapAdd", strs("ALL", NULL)))
+MUTANT(capdrop_empty_refused, DKR_R_CAPDROP,
+    set(r, "HostConfig.CapDrop", cJSON_CreateNull()))
+MUTANT(capdrop_partial_refused, DKR_R_CAPDROP,
+    set(r, "HostConfig.CapDrop", strs("ALL", "NET_RAW")))
+MUTANT(no_new_privileges_missing_refused, DKR_R_SECOPT,
+    set(r, "HostConfig.SecurityOpt", cJSON_CreateNull()))
+MUTANT(seccomp_unconfined_refused, DKR_R_SECOPT,
+    set(r, "HostConfig.SecurityOpt", strs("no-new-privileges",
+    "seccomp=unconfined")))
+MUTANT(tty_refused, DKR_R_TTY,
+    set(r, "Config.Tty", cJSON_CreateTrue()))
+MUTANT(stdin_once_off_refused, DKR_R_STDIO,
+    set(r, "Config.StdinOnce", cJSON_CreateFalse()))
+MUTANT(user_root_gid_refused, DKR_R_USER,
+    set(r, "Config.User", cJSON_CreateString("0:0")))
+MUTANT(user_name_refused, DKR_R_USER,
+    set(r, "Config.User", cJSON_CreateString("root")))
+MUTANT(user_without_gid_refused, DKR_R_USER,
+    set(r, "Config.User", cJSON_CreateString("10001")))
+MUTANT(image_other_refused, DKR_R_IMAGE,
+    set(r, "Image", cJSON_CreateString(FX_VOLUME_IMAGE)))
+MUTANT(config_image_tag_refused, DKR_R_CONFIG_IMAGE,
+    set(r, "Config.Image", cJSON_CreateString("cmcp-test/fixtures:1")))
+MUTANT(id_other_refused, DKR_R_ID,
+    set(r, "Id", cJSON_CreateString(FX_VOLUME_IMAGE + 7)))
+MUTANT(pids_unlimited_refused, DKR_R_PIDS,
+    set(r, "HostConfig.PidsLimit", cJSON_CreateNumber(0)))
+MUTANT(pids_null_refused, DKR_R_PIDS,
+    set(r, "HostConfig.PidsLimit", cJSON_CreateNull()))
+MUTANT(pids_fraction_refused, DKR_R_PIDS,
+    set(r, "HostConfig.PidsLimit", cJSON_CreateNumber(32.5)))
+MUTANT(memory_zero_refused, DKR_R_MEMORY,
+    set(r, "HostConfig.Memory", cJSON_CreateNumber(0)))
+MUTANT(memory_as_string_refused, DKR_R_MEMORY,
+    set(r, "HostConfig.Memory", cJSON_CreateString("134217728")))
+MUTANT(cpus_unlimited_refused, DKR_R_CPUS,
+    set(r, "HostConfig.NanoCpus", cJSON_CreateNumber(0)))
+MUTANT(nofile_missing_refused, DKR_R_ULIMITS,
+    cJSON_DeleteItemFromArray(at(r, "HostConfig.Ulimits"), 1))
+MUTANT(core_duplicate_refused, DKR_R_ULIMITS,
+    cJSON_AddItemToArray(at(r, "HostConfig.Ulimits"), parsed("{\"Name\":"
+    "\"core\",\"Soft\":0,\"Hard\":0}")))
+MUTANT(rlimit_extra_refused, DKR_R_ULIMITS,
+    cJSON_AddItemToArray(at(r, "HostConfig.Ulimits"), parsed("{\"Name\":"
+    "\"fsize\",\"Soft\":-1,\"Hard\":-1}")))
+MUTANT(uts_host_refused, DKR_R_UTSMODE,
+    set(r, "HostConfig.UTSMode", cJSON_CreateString("host")))
+MUTANT(userns_host_refused, DKR_R_USERNSMODE,
+    set(r, "HostConfig.UsernsMode", cJSON_CreateString("host")))
+MUTANT(cgroupns_host_refused, DKR_R_CGROUPNS,
+    set(r, "HostConfig.CgroupnsMode", cJSON_CreateString("host")))
+MUTANT(pid_container_refused, DKR_R_PIDMODE,
+    set(r, "HostConfig.PidMode", cJSON_CreateString("container:x")))
+MUTANT(devices_refused, DKR_R_DEVICES,
+    set(r, "HostConfig.Devices", parsed("[{\"PathOnHost\":\"/dev/kmsg\","
+    "\"PathInContainer\":\"/dev/kmsg\",\"CgroupPermissions\":\"rwm\"}]")))
+MUTANT(device_requests_refused, DKR_R_DEVREQ,
+    set(r, "HostConfig.DeviceRequests", parsed("[{\"Driver\":\"nvidia\"}]")))
+MUTANT(port_bindings_refused, DKR_R_PORTS,
+    set(r, "HostConfig.PortBindings", parsed("{\"80/tcp\":[{\"HostIp\":"
+    "\"127.0.0.1\",\"HostPort\":\"8080\"}]}")))
+MUTANT(group_add_refused, DKR_R_GROUPADD,
+    set(r, "HostConfig.GroupAdd", strs("0", NULL)))
+MUTANT(masked_paths_empty_refused, DKR_R_MASKED,
+    set(r, "HostConfig.MaskedPaths", cJSON_CreateArray()))
+MUTANT(readonly_paths_empty_refused, DKR_R_ROPATHS,
+    set(r, "HostConfig.ReadonlyPaths", cJSON_CreateArray()))
+MUTANT(docker_init_refused, DKR_R_INIT,
+    set(r, "HostConfig.Init", cJSON_CreateTrue()))
+MUTANT(runtime_other_refused, DKR_R_RUNTIME,
+    set(r, "HostConfig.Runtime", cJSON_CreateString("runc-unsafe")))
+MUTANT(auto_remove_refused, DKR_R_AUTOREMOVE,
+    set(r, "HostConfig.AutoRemove", cJSON_CreateTrue()))
+MUTANT(tmpfs_refused, DKR_R_TMPFS,
+    set(r, "HostConfig.Tmpfs", parsed("{\"/tmp\":\"exec\"}")))
+MUTANT(sysctls_refused, DKR_R_SYSCTLS,
+    set(r, "HostConfig.Sysctls", parsed("{\"net.ipv4.ip_forward\":\"1\"}")))
+MUTANT(entrypoint_other_refused, DKR_R_ENTRYPOINT,
+    set(r, "Config.Entrypoint", strs("/report", NULL)))
+MUTANT(deadline_other_refused, DKR_R_ARGS,
+    set(r, "Args", parsed("[\"-t\",\"99999\",\"--\",\"/report\"]")))
+MUTANT(path_other_refused, DKR_R_PATH,
+    set(r, "Path", cJSON_CreateString("/report")))
+MUTANT(cmd_other_refused, DKR_R_CMD,
+    set(r, "Config.Cmd", strs("/bin/busybox", "sh")))
+MUTANT(env_extra_refused, DKR_R_ENV,
+    set(r, "Config.Env", strs("PATH=/bin", "LD_PRELOAD=/x.so")))
+MUTANT(labels_session_missing_refused, DKR_R_LABELS,
+    cJSON_DeleteItemFromObjectCaseSensitive(at(r, "Config.Labels"),
+    DKR_LABEL_SESSION))
+MUTANT(labels_extra_refused, DKR_R_LABELS,
+    cJSON_AddStringToObject(at(r, "Config.Labels"), "x", "y"))
+MUTANT(healthcheck_refused, DKR_R_HEALTHCHECK,
+    set(r, "Config.Healthcheck", parsed("{\"Test\":[\"CMD\",\"/x\"]}")))
+MUTANT(extra_network_refused, DKR_R_NETWORKS,
+    cJSON_AddItemToObject(at(r, "NetworkSettings.Networks"), "bridge",
+    cJSON_CreateObject()))
+MUTANT(apparmor_unconfined_refused, DKR_R_APPARMOR,
+    set(r, "AppArmorProfile", cJSON_CreateString("unconfined")))
+MUTANT(state_restarting_refused, DKR_R_STATE,
+    set(r, "State.Restarting", cJSON_CreateTrue()))
+MUTANT(state_exited_refused, DKR_R_STATE,
+    set(r, "State.Status", cJSON_CreateString("exited")))
+
+/* Parser ambiguities: Go keeps the last duplicate and ignores case. */
+MUTANT(duplicate_key_refused, DKR_R_NETWORK,
+    cJSON_AddItemToObject(at(r, "HostConfig"), "NetworkMode",
+    cJSON_CreateString("host")))
+MUTANT(case_variant_key_refused, DKR_R_READONLY,
+    cJSON_AddItemToObject(at(r, "HostConfig"), "readonlyrootfs",
+    cJSON_CreateFalse()))
+MUTANT(network_mode_missing_refused, DKR_R_NETWORK,
+    del(r, "HostConfig.NetworkMode"))
+
+ATF_TC_WITHOUT_HEAD(malformed_documents_refused);
+ATF_TC_BODY(malformed_documents_refused, tc)
+{
+	static const char *const bad[] = {
+		"", "null", "[]", "\"x\"", "{", "{}", "{} x", "{}{}",
+	};
+	struct dkr_template	 t;
+	char			 why[DKR_WHY_BYTES], *buf;
+	size_t			 i, len;
+
+	fx_template(&t);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ATF_CHECK_MSG(dkr_inspect_verify(bad[i], strlen(bad[i]), &t,
+		    NULL, why, sizeof(why)) != DKR_OK, "accepted %s", bad[i]);
+	/* Truncated at every length. */
+	buf = slurp(tc, "inspect-good.json", &len);
+	while (len > 1 && buf[len - 1] == '\n')
+		len--;
+	for (i = 0; i < len; i++)
+		ATF_CHECK_MSG(dkr_inspect_verify(buf, i, &t, NULL, why,
+		    sizeof(why)) != DKR_OK, "accepted %zu bytes", i);
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(reason_never_echoes_docker_text);
+ATF_TC_BODY(reason_never_echoes_docker_text, tc)
+{
+	cJSON	*r = load(tc, "inspect-good.json");
+	char	 why[DKR_WHY_BYTES];
+
+	set(r, "HostConfig.NetworkMode", cJSON_CreateString("CANARY-7f3a"));
+	ATF_CHECK_EQ(verify_doc(r, why, sizeof(why)), DKR_R_NETWORK);
+	ATF_CHECK(strstr(why, "CANARY") == NULL);
+	ATF_CHECK_STREQ(why, "refused: HostConfig.NetworkMode");
+}
+
+/* A template that is itself too weak never reaches the engine. */
+ATF_TC_WITHOUT_HEAD(template_weak_values_refused);
+ATF_TC_BODY(template_weak_values_refused, tc)
+{
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+
+	fx_template(&t);
+	ATF_CHECK_EQ(dkr_template_check(&t), DKR_OK);
+#define WEAK(stmt, want) do {						\
+	fx_template(&t);						\
+	stmt;								\
+	ATF_CHECK_EQ_MSG(dkr_template_check(&t), want, "%s", #stmt);	\
+	ATF_CHECK(dkr_template_body(&t, &r) == NULL && r == want);	\
+} while (0)
+	WEAK(strcpy(t.image, "cmcp-test/fixtures:1"), DKR_R_T_IMAGE);
+	WEAK(strcpy(t.image, "sha256:54204ea0bf81"), DKR_R_T_IMAGE);
+	WEAK(strcpy(t.image, "54204ea0bf810bec014715203878ded031829035b123f"
+	    "fb4bf5bf92142869635"), DKR_R_T_IMAGE);
+	WEAK(t.image[7] = 'A', DKR_R_T_IMAGE);
+	WEAK(t.uid = 0, DKR_R_T_USER);
+	WEAK(t.gid = 0, DKR_R_T_USER);
+	WEAK(t.memory_bytes = 1024, DKR_R_T_LIMITS);
+	WEAK(t.memory_bytes = 1LL << 50, DKR_R_T_LIMITS);
+	WEAK(t.pids = 0, DKR_R_T_LIMITS);
+	WEAK(t.pids = -1, DKR_R_T_LIMITS);
+	WEAK(t.nano_cpus = -1, DKR_R_T_LIMITS);
+	WEAK(t.deadline_ms = 0, DKR_R_T_DEADLINE);
+	WEAK(t.argc = 0, DKR_R_T_ARGV);
+	WEAK(strcpy(t.argv[0], "report"), DKR_R_T_ARGV);
+	WEAK(strcpy(t.init_path, "cmcp-init"), DKR_R_T_INIT);
+	WEAK(strcpy(t.env[0], "=x"), DKR_R_T_ENV);
+	WEAK(strcpy(t.session, "a,b=c"), DKR_R_T_LABELS);
+	WEAK(t.instance[0] = '\0', DKR_R_T_LABELS);
+#undef WEAK
+}
+
+/* The body sends the profile and never the fields that weaken it. */
+ATF_TC_WITHOUT_HEAD(template_body_profile);
+ATF_TC_BODY(template_body_profile, tc)
+{
+	static const char *const never[] = {
+		"HostConfig.MaskedPaths", "HostConfig.ReadonlyPaths",
+		"HostConfig.Binds", "HostConfig.CapAdd", "HostConfig.Devices",
+		"HostConfig.Privileged", "HostConfig.PortBindings",
+		"HostConfig.Tmpfs", "Volumes", "NetworkDisabled",
+	};
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	cJSON			*b, *hc;
+	char			*s, buf[64], *dot;
+	size_t			 i;
+
+	fx_template(&t);
+	t.memory_bytes = DKR_MEMORY_MAX_BYTES;
+	ATF_REQUIRE((s = dkr_template_body(&t, &r)) != NULL);
+	ATF_CHECK_EQ(r, DKR_OK);
+	/* Go refuses 1e+12 for an int64. */
+	ATF_CHECK(strstr(s, "\"Memory\":1099511627776,") != NULL);
+	ATF_CHECK(strstr(s, "e+") == NULL);
+	ATF_REQUIRE((b = cJSON_Parse(s)) != NULL);
+	free(s);
+	hc = at(b, "HostConfig");
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		strlcpy(buf, never[i], sizeof(buf));
+		if ((dot = strchr(buf, '.')) != NULL)
+			ATF_CHECK_MSG(cJSON_GetObjectItemCaseSensitive(hc,
+			    dot + 1) == NULL || strcmp(dot + 1,
+			    "Privileged") == 0, "sent %s", never[i]);
+		else
+			ATF_CHECK_MSG(cJSON_GetObjectItemCaseSensitive(b,
+			    buf) == NULL, "sent %s", never[i]);
+	}
+	ATF_CHECK(cJSON_IsFalse(at(b, "HostConfig.Privileged")));
+	ATF_CHECK_STREQ(at(b, "HostConfig.NetworkMode")->valuestring, "none");
+	ATF_CHECK_STREQ(at(b, "User")->valuestring, "10001:10001");
+	ATF_CHECK_EQ(cJSON_GetArraySize(at(b, "HostConfig.Mounts")), 1);
+	ATF_CHECK_STREQ(at(b, "Image")->valuestring, FX_IMAGE);
+	cJSON_Delete(b);
+}
+
+ATF_TC_WITHOUT_HEAD(create_warnings_refused);
+ATF_TC_BODY(create_warnings_refused, tc)
+{
+	const char	*ok = "{\"Id\":\"" FX_ID "\",\"Warnings\":[]}";
+	const char	*okn = "{\"Id\":\"" FX_ID "\",\"Warnings\":null}";
+	const char	*warn = "{\"Id\":\"" FX_ID "\",\"Warnings\":[\"Your "
+	    "kernel does not support swap limit capabilities\"]}";
+	const char	*noid = "{\"Id\":\"abc\",\"Warnings\":[]}";
+	char		 id[DKR_CONTAINER_ID_BYTES], why[DKR_WHY_BYTES];
+
+	(void)tc;
+	ATF_CHECK_EQ(dkr_create_verify(ok, strlen(ok), id, why, sizeof(why)),
+	    DKR_OK);
+	ATF_CHECK_STREQ(id, FX_ID);
+	ATF_CHECK_EQ(dkr_create_verify(okn, strlen(okn), id, why,
+	    sizeof(why)), DKR_OK);
+	ATF_CHECK_EQ(dkr_create_verify(warn, strlen(warn), id, why,
+	    sizeof(why)), DKR_R_WARNINGS);
+	/* The caller still learns what to delete. */
+	ATF_CHECK_STREQ(id, FX_ID);
+	ATF_CHECK(strstr(why, "swap") == NULL);
+	ATF_CHECK_EQ(dkr_create_verify(noid, strlen(noid), id, why,
+	    sizeof(why)), DKR_R_ID);
+	ATF_CHECK_STREQ(id, "");
+}
+
+static enum dkr_reason
+image_doc(cJSON *root, const char *pinned)
+{
+	char		 why[DKR_WHY_BYTES], *s;
+	enum dkr_reason	 r;
+
+	ATF_REQUIRE((s = cJSON_PrintUnformatted(root)) != NULL);
+	r = dkr_image_verify(s, strlen(s), pinned, why, sizeof(why));
+	free(s);
+	cJSON_Delete(root);
+	return r;
+}
+
+ATF_TC_WITHOUT_HEAD(image_admission);
+ATF_TC_BODY(image_admission, tc)
+{
+	cJSON	*r;
+
+	ATF_CHECK_EQ(image_doc(load(tc, "image-good.json"), FX_IMAGE), DKR_OK);
+	/* The image that declares VOLUME /data. */
+	ATF_CHECK_EQ(image_doc(load(tc, "image-volume.json"), FX_VOLUME_IMAGE),
+	    DKR_R_IMG_VOLUMES);
+	/* Another image than the pinned one. */
+	ATF_CHECK_EQ(image_doc(load(tc, "image-volume.json"), FX_IMAGE),
+	    DKR_R_IMG_ID);
+	/* A tag or short ID is never an acceptable pin. */
+	ATF_CHECK_EQ(image_doc(load(tc, "image-good.json"),
+	    "cmcp-test/fixtures:1"), DKR_R_T_IMAGE);
+	ATF_CHECK_EQ(image_doc(load(tc, "image-good.json"), "sha256:54204ea0"),
+	    DKR_R_T_IMAGE);
+	ATF_CHECK_EQ(image_doc(load(tc, "image-good.json"), "54204ea0"),
+	    DKR_R_T_IMAGE);
+	r = load(tc, "image-good.json");
+	set(r, "Config.Healthcheck", parsed("{\"Test\":[\"CMD\",\"/x\"]}"));
+	ATF_CHECK_EQ(image_doc(r, FX_IMAGE), DKR_R_IMG_HEALTHCHECK);
+	r = load(tc, "image-good.json");
+	set(r, "Config.OnBuild", strs("RUN x", NULL));
+	ATF_CHECK_EQ(image_doc(r, FX_IMAGE), DKR_R_IMG_ONBUILD);
+	r = load(tc, "image-good.json");
+	set(r, "Os", cJSON_CreateString("windows"));
+	ATF_CHECK_EQ(image_doc(r, FX_IMAGE), DKR_R_IMG_OS);
+}
+
+static enum dkr_reason
+daemon_docs(cJSON *ver, cJSON *inf)
+{
+	char		 why[DKR_WHY_BYTES], *v, *i;
+	enum dkr_reason	 r;
+
+	ATF_REQUIRE((v = cJSON_PrintUnformatted(ver)) != NULL);
+	ATF_REQUIRE((i = cJSON_PrintUnformatted(inf)) != NULL);
+	r = dkr_daemon_verify(v, strlen(v), i, strlen(i), why, sizeof(why));
+	free(v);
+	free(i);
+	cJSON_Delete(ver);
+	cJSON_Delete(inf);
+	return r;
+}
+
+#define DAEMON(name, want, doc, stmt)					\
+ATF_TC_WITHOUT_HEAD(name);						\
+ATF_TC_BODY(name, tc)							\
+{									\
+	cJSON	*ver = load(tc, "version.json");			\
+	cJSON	*inf = load(tc, "info.json");			\
+	cJSON	*r = doc;						\
+	(void)r;							\
+	stmt;								\
+	ATF_CHECK_EQ(daemon_docs(ver, inf), want);			\
+}
+
+DAEMON(daemon_good_verifies, DKR_OK, inf, (void)0)
+DAEMON(daemon_old_api_refused, DKR_R_D_API, ver,
+    set(r, "ApiVersion", cJSON_CreateString("1.40")))
+DAEMON(daemon_api_garbage_refused, DKR_R_D_API, ver,
+    set(r, "ApiVersion", cJSON_CreateString("1.41beta")))
+DAEMON(daemon_windows_refused, DKR_R_D_OS, inf,
+    set(r, "OSType", cJSON_CreateString("windows")))
+DAEMON(daemon_desktop_refused, DKR_R_D_DESKTOP, inf,
+    set(r, "OperatingSystem", cJSON_CreateString("Docker Desktop")))
+DAEMON(daemon_no_memory_limit_refused, DKR_R_D_MEMORY, inf,
+    set(r, "MemoryLimit", cJSON_CreateFalse()))
+DAEMON(daemon_no_swap_limit_refused, DKR_R_D_SWAP, inf,
+    set(r, "SwapLimit", cJSON_CreateFalse()))
+DAEMON(daemon_no_pids_limit_refused, DKR_R_D_PIDS, inf,
+    set(r, "PidsLimit", cJSON_CreateFalse()))
+DAEMON(daemon_no_seccomp_refused, DKR_R_D_SECCOMP, inf,
+    set(r, "SecurityOptions", strs("name=apparmor", NULL)))
+DAEMON(daemon_seccomp_unconfined_refused, DKR_R_D_SECCOMP, inf,
+    set(r, "SecurityOptions", strs("name=seccomp,profile=unconfined", NULL)))
+
+ATF_TC_WITHOUT_HEAD(exit_status_outcomes);
+ATF_TC_BODY(exit_status_outcomes, tc)
+{
+	int64_t	 s;
+
+	(void)tc;
+	for (s = 0; s <= 192; s++)
+		ATF_CHECK_EQ(dkr_exit_outcome(s), DKR_EXITED);
+	ATF_CHECK_EQ(dkr_exit_outcome(250), DKR_TIME_LIMIT);
+	ATF_CHECK_EQ(dkr_exit_outcome(251), DKR_INIT_FAILED);
+	for (s = 193; s < 250; s++)
+		ATF_CHECK_EQ(dkr_exit_outcome(s), DKR_UNKNOWN);
+	ATF_CHECK_EQ(dkr_exit_outcome(255), DKR_UNKNOWN);
+	ATF_CHECK_EQ(dkr_exit_outcome(-1), DKR_UNKNOWN);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, inspect_good_verifies);
+	ATF_TP_ADD_TC(tp, network_host_refused);
+	ATF_TP_ADD_TC(tp, rootfs_writable_refused);
+	ATF_TP_ADD_TC(tp, privileged_refused);
+	ATF_TP_ADD_TC(tp, capadd_sys_admin_refused);
+	ATF_TP_ADD_TC(tp, log_json_file_refused);
+	ATF_TP_ADD_TC(tp, restart_always_refused);
+	ATF_TP_ADD_TC(tp, core_unlimited_refused);
+	ATF_TP_ADD_TC(tp, binds_refused);
+	ATF_TP_ADD_TC(tp, pid_host_refused);
+	ATF_TP_ADD_TC(tp, ipc_host_refused);
+	ATF_TP_ADD_TC(tp, user_root_refused);
+	ATF_TP_ADD_TC(tp, config_volumes_refused);
+	ATF_TP_ADD_TC(tp, swap_unlimited_refused);
+	ATF_TP_ADD_TC(tp, swap_double_refused);
+	ATF_TP_ADD_TC(tp, extra_mount_refused);
+	ATF_TP_ADD_TC(tp, no_mount_refused);
+	ATF_TP_ADD_TC(tp, init_mount_writable_refused);
+	ATF_TP_ADD_TC(tp, init_mount_other_source_refused);
+	ATF_TP_ADD_TC(tp, hc_extra_mount_refused);
+	ATF_TP_ADD_TC(tp, capadd_all_refused);
+	ATF_TP_ADD_TC(tp, capdrop_empty_refused);
+	ATF_TP_ADD_TC(tp, capdrop_partial_refused);
+	ATF_TP_ADD_TC(tp, no_new_privileges_missing_refused);
+	ATF_TP_ADD_TC(tp, seccomp_unconfined_refused);
+	ATF_TP_ADD_TC(tp, tty_refused);
+	ATF_TP_ADD_TC(tp, stdin_once_off_refused);
+	ATF_TP_ADD_TC(tp, user_root_gid_refused);
+	ATF_TP_ADD_TC(tp, user_name_refused);
+	ATF_TP_ADD_TC(tp, user_without_gid_refused);
+	ATF_TP_ADD_TC(tp, image_other_refused);
+	ATF_TP_ADD_TC(tp, config_image_tag_refused);
+	ATF_TP_ADD_TC(tp, id_other_refused);
+	ATF_TP_ADD_TC(tp, pids_unlimited_refused);
+	ATF_TP_ADD_TC(tp, pids_null_refused);
+	ATF_TP_ADD_TC(tp, pids_fraction_refused);
+	ATF_TP_ADD_TC(tp, memory_zero_refused);
+	ATF_TP_ADD_TC(tp, memory_as_string_refused);
+	ATF_TP_ADD_TC(tp, cpus_unlimited_refused);
+	ATF_TP_ADD_TC(tp, nofile_missing_refused);
+	ATF_TP_ADD_TC(tp, core_duplicate_refused);
+	ATF_TP_ADD_TC(tp, rlimit_extra_refused);
+	ATF_TP_ADD_TC(tp, uts_host_refused);
+	ATF_TP_ADD_TC(tp, userns_host_refused);
+	ATF_TP_ADD_TC(tp, cgroupns_host_refused);
+	ATF_TP_ADD_TC(tp, pid_container_refused);
+	ATF_TP_ADD_TC(tp, devices_refused);
+	ATF_TP_ADD_TC(tp, device_requests_refused);
+	ATF_TP_ADD_TC(tp, port_bindings_refused);
+	ATF_TP_ADD_TC(tp, group_add_refused);
+	ATF_TP_ADD_TC(tp, masked_paths_empty_refused);
+	ATF_TP_ADD_TC(tp, readonly_paths_empty_refused);
+	ATF_TP_ADD_TC(tp, docker_init_refused);
+	ATF_TP_ADD_TC(tp, runtime_other_refused);
+	ATF_TP_ADD_TC(tp, auto_remove_refused);
+	ATF_TP_ADD_TC(tp, tmpfs_refused);
+	ATF_TP_ADD_TC(tp, sysctls_refused);
+	ATF_TP_ADD_TC(tp, entrypoint_other_refused);
+	ATF_TP_ADD_TC(tp, deadline_other_refused);
+	ATF_TP_ADD_TC(tp, path_other_refused);
+	ATF_TP_ADD_TC(tp, cmd_other_refused);
+	ATF_TP_ADD_TC(tp, env_extra_refused);
+	ATF_TP_ADD_TC(tp, labels_session_missing_refused);
+	ATF_TP_ADD_TC(tp, labels_extra_refused);
+	ATF_TP_ADD_TC(tp, healthcheck_refused);
+	ATF_TP_ADD_TC(tp, extra_network_refused);
+	ATF_TP_ADD_TC(tp, apparmor_unconfined_refused);
+	ATF_TP_ADD_TC(tp, state_restarting_refused);
+	ATF_TP_ADD_TC(tp, state_exited_refused);
+	ATF_TP_ADD_TC(tp, duplicate_key_refused);
+	ATF_TP_ADD_TC(tp, case_variant_key_refused);
+	ATF_TP_ADD_TC(tp, network_mode_missing_refused);
+	ATF_TP_ADD_TC(tp, malformed_documents_refused);
+	ATF_TP_ADD_TC(tp, reason_never_echoes_docker_text);
+	ATF_TP_ADD_TC(tp, template_weak_values_refused);
+	ATF_TP_ADD_TC(tp, template_body_profile);
+	ATF_TP_ADD_TC(tp, create_warnings_refused);
+	ATF_TP_ADD_TC(tp, image_admission);
+	ATF_TP_ADD_TC(tp, daemon_good_verifies);
+	ATF_TP_ADD_TC(tp, daemon_old_api_refused);
+	ATF_TP_ADD_TC(tp, daemon_api_garbage_refused);
+	ATF_TP_ADD_TC(tp, daemon_windows_refused);
+	ATF_TP_ADD_TC(tp, daemon_desktop_refused);
+	ATF_TP_ADD_TC(tp, daemon_no_memory_limit_refused);
+	ATF_TP_ADD_TC(tp, daemon_no_swap_limit_refused);
+	ATF_TP_ADD_TC(tp, daemon_no_pids_limit_refused);
+	ATF_TP_ADD_TC(tp, daemon_no_seccomp_refused);
+	ATF_TP_ADD_TC(tp, daemon_seccomp_unconfined_refused);
+	ATF_TP_ADD_TC(tp, exit_status_outcomes);
+	return atf_no_error();
+}

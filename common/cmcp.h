@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include <limits.h>
+
 #ifndef __dead
 #define __dead		__attribute__((__noreturn__))
 #endif
@@ -46,6 +48,7 @@ enum imsg_type {
 	IMSG_CTL_SHUTDOWN,	/* parent -> child: exit in order */
 	IMSG_CTL_LOG,		/* child -> parent: one log line */
 	IMSG_CTL_PROBE,		/* parent -> child, test build only */
+	IMSG_CTL_STOPPING,	/* parent -> child: orderly shutdown begun */
 	IMSG_TYPE_MAX
 };
 
@@ -56,6 +59,47 @@ enum imsg_type {
 /* Lifecycle timing. */
 #define CHILD_READY_TIMEOUT_MS	5000
 #define SHUTDOWN_GRACE_MS	500
+
+/*
+ * IMSG_CTL_INIT: what a child needs to drop privileges.  Sent once, before
+ * anything else, on the parent channel.  Debug and verbosity travel as -d
+ * and -v on the re-exec command line, since a child logs before this.
+ */
+struct ctl_init {
+	uid_t		 ci_uid;
+	gid_t		 ci_gid;
+	gid_t		 ci_sgid;	/* supplementary group, if ci_has_sgid */
+	int		 ci_has_sgid;
+	char		 ci_chroot[PATH_MAX];
+#ifdef CMCP_TEST
+	int		 ci_nosandbox;	/* skip the seccomp filter */
+	int		 ci_noready;	/* never send IMSG_CTL_READY */
+#endif
+};
+
+/* IMSG_CTL_LOG: one line, NUL-terminated, never payload bytes. */
+struct ctl_log {
+	int		 cl_pri;
+	char		 cl_msg[MAX_LOG_LINE_BYTES];
+};
+
+#ifdef CMCP_TEST
+/* IMSG_CTL_PROBE: make the sandboxed child try one forbidden thing. */
+enum probe_attempt {
+	PROBE_OPEN,
+	PROBE_SOCKET,
+	PROBE_EXECVE,
+	PROBE_KILL,
+	PROBE_PTRACE,
+	PROBE_BADMSG,		/* send a message of no accepted type */
+	PROBE_MAX
+};
+
+struct ctl_probe {
+	int		 cp_attempt;
+	pid_t		 cp_sibling;	/* target of kill and ptrace */
+};
+#endif
 
 /* Agent bounds: defaults are also the maxima (DESIGN 6). */
 #define AGENT_FRAME_BYTES	(64 * 1024)

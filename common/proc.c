@@ -1,0 +1,657 @@
+/*
+ * The process machinery shared by the parent and the children: the one
+ * process table, the socketpair mesh and the re-exec of each child, the
+ * channels (an imsgbuf and a libevent event each), and the steps every
+ * child takes between exec and its own main function.
+ */
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <event.h>
+#include <fcntl.h>
+#include <paths.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#ifdef CMCP_TEST
+#include <sys/ptrace.h>
+#endif
+
+#include "log.h"
+#include "proc.h"
+
+/* Bound on the reads of a dead peer's channel (64 KiB each). */
+#define PROC_REAP_READS	16
+
+#define P_PARENT	PROC_BIT(PROC_PARENT)
+#define P_BRIDGE	PROC_BIT(PROC_BRIDGE)
+#define P_GATEWAY	PROC_BIT(PROC_GATEWAY)
+#define P_AUDITOR	PROC_BIT(PROC_AUDITOR)
+#define P_WATCHDOG	PROC_BIT(PROC_WATCHDOG)
+#define P_DOCKER	PROC_BIT(PROC_DOCKER)
+
+/*
+ * The suite: who runs what, and who may talk to whom (DESIGN 4).  A
+ * channel exists only when both ends list each other.
+ */
+static const struct privsep_proc procs[PROC_MAX] = {
+	[PROC_PARENT] =	{ "parent", PROC_PARENT, NULL,
+	    P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG | P_DOCKER },
+	[PROC_BRIDGE] =	{ "bridge", PROC_BRIDGE, bridge_main,
+	    P_PARENT | P_GATEWAY | P_WATCHDOG | P_DOCKER },
+	[PROC_GATEWAY] = { "gateway", PROC_GATEWAY, gw_main,
+	    P_PARENT | P_BRIDGE | P_AUDITOR | P_DOCKER },
+	[PROC_AUDITOR] = { "auditor", PROC_AUDITOR, audit_main,
+	    P_PARENT | P_GATEWAY | P_DOCKER },
+	[PROC_WATCHDOG] = { "watchdog", PROC_WATCHDOG, wd_main,
+	    P_PARENT | P_BRIDGE | P_DOCKER },
+	[PROC_DOCKER] =	{ "dockerd-client", PROC_DOCKER, dkr_main,
+	    P_PARENT | P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG },
+};
+
+struct proc_chan {
+	struct imsgbuf	 pc_ibuf;
+	struct event	 pc_ev;
+	short		 pc_events;	/* 0: no event set */
+	int		 pc_open;
+	void		(*pc_dispatch)(struct imsg *);
+	void		(*pc_closed)(enum cmcp_proc);
+};
+
+static struct proc_chan			 proc_chans[PROC_MAX];
+static const struct privsep_proc	*proc_self;
+static int				 proc_is_stopping;
+static struct event			 proc_ev_term;
+#ifdef CMCP_TEST
+static int				 proc_noready;
+#endif
+
+#ifdef CMCP_TEST
+static const char *proc_probe_names[PROBE_MAX] = {
+	[PROBE_OPEN] = "open",
+	[PROBE_SOCKET] = "socket",
+	[PROBE_EXECVE] = "execve",
+	[PROBE_KILL] = "kill",
+	[PROBE_PTRACE] = "ptrace",
+	[PROBE_BADMSG] = "badmsg",
+};
+#endif
+
+static int	proc_linked(enum cmcp_proc, enum cmcp_proc);
+static __dead void proc_exec(enum cmcp_proc, const int *, int, int);
+static void	proc_chan_init(enum cmcp_proc, int);
+static void	proc_chan_listen(enum cmcp_proc, void (*)(struct imsg *),
+		    void (*)(enum cmcp_proc));
+static void	proc_chan_update(struct proc_chan *);
+static void	proc_chan_handler(int, short, void *);
+static int	proc_chan_drain(struct proc_chan *);
+static void	proc_child_closed(enum cmcp_proc);
+static void	proc_recv_init(struct ctl_init *);
+static void	proc_log_sink(int, const char *);
+static void	proc_sig_term(int, short, void *);
+
+const struct privsep_proc *
+proc_bytitle(const char *title)
+{
+	int	 i;
+
+	for (i = 0; i < PROC_MAX; i++)
+		if (strcmp(procs[i].p_title, title) == 0)
+			return (&procs[i]);
+	return (NULL);
+}
+
+const char *
+proc_title(enum cmcp_proc id)
+{
+	if (id >= PROC_MAX)
+		return ("unknown");
+	return (procs[id].p_title);
+}
+
+/*
+ * Parent: build the mesh, then fork and re-exec every child with its
+ * channel ends on the fixed descriptors.  Returns the pids and the
+ * parent's end of each parent channel.
+ */
+void
+proc_spawn(int debug, int verbose, pid_t pids[PROC_MAX], int chan[PROC_MAX])
+{
+	int		 fds[PROC_MAX][PROC_MAX], sp[2];
+	sigset_t	 all, old;
+	int		 a, b;
+
+	for (a = 0; a < PROC_MAX; a++)
+		for (b = 0; b < PROC_MAX; b++)
+			fds[a][b] = -1;
+	for (a = 0; a < PROC_MAX; a++) {
+		for (b = a + 1; b < PROC_MAX; b++) {
+			if (!proc_linked(a, b))
+				continue;
+			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
+			    SOCK_NONBLOCK, PF_UNSPEC, sp) == -1)
+				fatal("socketpair");
+			fds[a][b] = sp[0];
+			fds[b][a] = sp[1];
+		}
+	}
+
+	/*
+	 * No signal may run the parent's handlers in a child between fork
+	 * and exec; the child unblocks once its own dispositions are set.
+	 */
+	if (sigfillset(&all) == -1 ||
+	    sigprocmask(SIG_SETMASK, &all, &old) == -1)
+		fatal("sigprocmask");
+	pids[PROC_PARENT] = getpid();
+	for (a = PROC_PARENT + 1; a < PROC_MAX; a++) {
+		switch (pids[a] = fork()) {
+		case -1:
+			fatal("fork");
+		case 0:
+			proc_exec(a, fds[a], debug, verbose);
+			/* NOTREACHED */
+		}
+	}
+	if (sigprocmask(SIG_SETMASK, &old, NULL) == -1)
+		fatal("sigprocmask");
+
+	for (a = PROC_PARENT + 1; a < PROC_MAX; a++)
+		for (b = 0; b < PROC_MAX; b++)
+			if (fds[a][b] != -1 && close(fds[a][b]) == -1)
+				fatal("close");
+	for (b = 0; b < PROC_MAX; b++)
+		chan[b] = fds[PROC_PARENT][b];
+}
+
+/*
+ * The child after fork, still the parent's image: move the channel ends
+ * to CHAN_FD(peer), close everything else, exec ourselves afresh.
+ */
+static __dead void
+proc_exec(enum cmcp_proc id, const int *fds, int debug, int verbose)
+{
+	char		*argv[8], *envp[] = { NULL };
+	int		 tmp[PROC_MAX], argc = 0, fd, i;
+
+	/* A child reads no terminal; with -d it keeps stderr for logging. */
+	if ((fd = open(_PATH_DEVNULL, O_RDWR)) == -1)
+		goto fail;
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    (!debug && dup2(fd, STDERR_FILENO) == -1))
+		goto fail;
+	if (fd > STDERR_FILENO && close(fd) == -1)
+		goto fail;
+
+	/* Above the fixed range first, so no dup2 clobbers a source. */
+	for (i = 0; i < PROC_MAX; i++) {
+		tmp[i] = -1;
+		if (fds[i] != -1 && (tmp[i] = fcntl(fds[i], F_DUPFD_CLOEXEC,
+		    CHAN_FD(PROC_MAX))) == -1)
+			goto fail;
+	}
+	for (i = 0; i < PROC_MAX; i++) {
+		if (tmp[i] != -1) {
+			if (dup2(tmp[i], CHAN_FD(i)) == -1)
+				goto fail;
+		} else if (close(CHAN_FD(i)) == -1 && errno != EBADF)
+			goto fail;
+	}
+	closefrom(CHAN_FD(PROC_MAX));
+
+	argv[argc++] = CMCP_NAME;
+	argv[argc++] = "-P";
+	argv[argc++] = (char *)procs[id].p_title;
+	if (debug)
+		argv[argc++] = "-d";
+	if (verbose > 0)
+		argv[argc++] = verbose > 1 ? "-vv" : "-v";
+	argv[argc] = NULL;
+
+	execve("/proc/self/exe", argv, envp);
+ fail:
+	log_warn("cannot start %s", procs[id].p_title);
+	_exit(127);
+}
+
+static int
+proc_linked(enum cmcp_proc a, enum cmcp_proc b)
+{
+	int	 ab, ba;
+
+	ab = (procs[a].p_peers & PROC_BIT(b)) != 0;
+	ba = (procs[b].p_peers & PROC_BIT(a)) != 0;
+	if (ab != ba)
+		fatalx("process table: %s and %s disagree on their channel",
+		    procs[a].p_title, procs[b].p_title);
+	return (ab);
+}
+
+/*
+ * Child: called from main() for -P title.  Set up logging and the parent
+ * channel, wait for the privsep parameters, hand over to the process.
+ */
+void
+proc_child(const char *title, int debug, int verbose)
+{
+	const struct privsep_proc	*p;
+	struct ctl_init			 ci;
+	sigset_t			 none;
+
+	log_init(debug ? LOG_TO_STDERR : LOG_TO_SINK, verbose, LOG_DAEMON);
+	if ((p = proc_bytitle(title)) == NULL || p->p_main == NULL)
+		fatalx("unknown process %s", title);
+	proc_self = p;
+	log_procinit(p->p_title);
+	proc_chan_init(PROC_PARENT, CHAN_FD(PROC_PARENT));
+	log_setsink(proc_log_sink);
+
+	/* The parent alone answers the terminal; SIGTERM comes from it. */
+	if (signal(SIGINT, SIG_IGN) == SIG_ERR ||
+	    signal(SIGHUP, SIG_IGN) == SIG_ERR ||
+	    signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		fatal("signal");
+	if (sigemptyset(&none) == -1 ||
+	    sigprocmask(SIG_SETMASK, &none, NULL) == -1)
+		fatal("sigprocmask");
+
+	setproctitle("%s", p->p_title);
+	proc_recv_init(&ci);
+#ifdef CMCP_TEST
+	proc_noready = ci.ci_noready;
+#endif
+	p->p_main(&ci);
+}
+
+/* Block (before the sandbox) until IMSG_CTL_INIT arrives. */
+static void
+proc_recv_init(struct ctl_init *ci)
+{
+	struct imsgbuf	*ibuf = &proc_chans[PROC_PARENT].pc_ibuf;
+	struct pollfd	 pfd;
+	struct imsg	 imsg;
+	int		 n;
+
+	for (;;) {
+		if ((n = imsgbuf_get(ibuf, &imsg)) == -1)
+			fatal("channel parent: bad message");
+		if (n == 1)
+			break;
+		pfd.fd = ibuf->fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
+			fatal("poll");
+		if ((n = imsgbuf_read(ibuf)) == -1)
+			fatal("channel parent: read");
+		if (n == 0 && ibuf->rlen == 0)
+			exit(0);
+	}
+	if (imsg_get_type(&imsg) != IMSG_CTL_INIT)
+		proc_unexpected(PROC_PARENT, &imsg);
+	if (imsg_get_data(&imsg, ci, sizeof(*ci)) == -1)
+		fatalx("channel parent: init message of %zu bytes",
+		    imsg_get_len(&imsg));
+	imsg_free(&imsg);
+	if (memchr(ci->ci_chroot, '\0', sizeof(ci->ci_chroot)) == NULL)
+		fatalx("channel parent: chroot path unterminated");
+}
+
+/*
+ * Child, after the privilege drop and before the sandbox: the event loop,
+ * its signal events and one channel per peer of the process table, each
+ * with the process's own dispatch function.
+ */
+void
+proc_listen(const struct proc_handler *ph, size_t nph)
+{
+	unsigned int	 seen = 0, bit;
+	size_t		 i;
+
+	if (event_init() == NULL)
+		fatalx("event_init failed");
+	signal_set(&proc_ev_term, SIGTERM, proc_sig_term, NULL);
+	if (signal_add(&proc_ev_term, NULL) == -1)
+		fatalx("signal_add failed");
+
+	for (i = 0; i < nph; i++) {
+		bit = PROC_BIT(ph[i].ph_peer);
+		if ((proc_self->p_peers & bit) == 0 || (seen & bit) != 0)
+			fatalx("no channel to %s", proc_title(ph[i].ph_peer));
+		seen |= bit;
+	}
+	if (seen != proc_self->p_peers)
+		fatalx("a channel has no handler");
+
+	for (i = 0; i < nph; i++) {
+		if (ph[i].ph_peer != PROC_PARENT)
+			proc_chan_init(ph[i].ph_peer, CHAN_FD(ph[i].ph_peer));
+		proc_chan_listen(ph[i].ph_peer, ph[i].ph_dispatch,
+		    proc_child_closed);
+	}
+}
+
+/*
+ * Child, sandboxed, about to enter its loop.  What came in along with
+ * IMSG_CTL_INIT is already buffered and would not wake the loop, so it
+ * is dispatched here.
+ */
+void
+proc_ready(void)
+{
+#ifdef CMCP_TEST
+	if (!proc_noready)
+#endif
+		proc_compose(PROC_PARENT, IMSG_CTL_READY, NULL, 0);
+	(void)proc_chan_drain(&proc_chans[PROC_PARENT]);
+}
+
+/* Orderly shutdown has begun: peers closing their channels is expected. */
+void
+proc_stopping(void)
+{
+	proc_is_stopping = 1;
+}
+
+void
+proc_shutdown(void)
+{
+	log_debug("shutting down");
+	exit(0);
+}
+
+static void
+proc_child_closed(enum cmcp_proc peer)
+{
+	if (peer == PROC_PARENT)
+		exit(0);
+	/*
+	 * The parent sends IMSG_CTL_STOPPING to every child before it lets
+	 * the first one exit, so it is already queued on our parent channel
+	 * when a peer's end closes in an orderly shutdown.
+	 */
+	if (!proc_is_stopping && proc_chans[PROC_PARENT].pc_open)
+		proc_chan_handler(CHAN_FD(PROC_PARENT), EV_READ,
+		    &proc_chans[PROC_PARENT]);
+	if (!proc_is_stopping)
+		fatalx("channel %s closed", proc_title(peer));
+	log_debug("channel %s closed", proc_title(peer));
+}
+
+static void
+proc_sig_term(int sig, short event, void *arg)
+{
+	(void)sig;
+	(void)event;
+	(void)arg;
+	log_debug("terminated by the parent");
+	exit(0);
+}
+
+/* Child without -d: every log line goes to the parent, which syslogs it. */
+static void
+proc_log_sink(int pri, const char *msg)
+{
+	struct proc_chan	*pc = &proc_chans[PROC_PARENT];
+	struct ctl_log		 cl;
+
+	if (!pc->pc_open)
+		return;
+	memset(&cl, 0, sizeof(cl));
+	cl.cl_pri = pri;
+	(void)strlcpy(cl.cl_msg, msg, sizeof(cl.cl_msg));
+	/* Failing here cannot be logged; the parent sees us die instead. */
+	if (imsg_compose(&pc->pc_ibuf, IMSG_CTL_LOG, 0, 0, -1, &cl,
+	    sizeof(cl)) == -1)
+		return;
+	if (imsgbuf_flush(&pc->pc_ibuf) == -1)
+		return;
+}
+
+/* Channels: one imsgbuf and one read (and, when queued, write) event. */
+void
+proc_chan_open(enum cmcp_proc peer, int fd, void (*dispatch)(struct imsg *),
+    void (*closed)(enum cmcp_proc))
+{
+	proc_chan_init(peer, fd);
+	proc_chan_listen(peer, dispatch, closed);
+}
+
+static void
+proc_chan_init(enum cmcp_proc peer, int fd)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+
+	if (pc->pc_open)
+		fatalx("channel %s opened twice", proc_title(peer));
+	if (imsgbuf_init(&pc->pc_ibuf, fd) == -1)
+		fatal("channel %s", proc_title(peer));
+	pc->pc_open = 1;
+}
+
+static void
+proc_chan_listen(enum cmcp_proc peer, void (*dispatch)(struct imsg *),
+    void (*closed)(enum cmcp_proc))
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+
+	pc->pc_dispatch = dispatch;
+	pc->pc_closed = closed;
+	proc_chan_update(pc);
+}
+
+void
+proc_chan_close(enum cmcp_proc peer)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+
+	if (!pc->pc_open)
+		return;
+	if (pc->pc_events != 0 && event_del(&pc->pc_ev) == -1)
+		fatalx("event_del failed");
+	if (close(pc->pc_ibuf.fd) == -1)
+		fatal("channel %s: close", proc_title(peer));
+	imsgbuf_clear(&pc->pc_ibuf);
+	pc->pc_events = 0;
+	pc->pc_open = 0;
+}
+
+/*
+ * The peer process is gone: dispatch what it sent before it died (its
+ * last log lines), up to the end of file, then close the channel.
+ */
+void
+proc_chan_reap(enum cmcp_proc peer)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+	int			 i, n;
+
+	for (i = 0; i < PROC_REAP_READS && pc->pc_open; i++) {
+		if ((n = imsgbuf_read(&pc->pc_ibuf)) == -1)
+			break;
+		if (proc_chan_drain(pc) == -1 || n == 0)
+			break;
+	}
+	proc_chan_close(peer);
+}
+
+void
+proc_compose(enum cmcp_proc peer, uint32_t type, const void *data,
+    size_t len)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+
+	if (!pc->pc_open)
+		fatalx("channel %s: not open", proc_title(peer));
+	if (imsg_compose(&pc->pc_ibuf, type, 0, 0, -1, data, len) == -1)
+		fatal("channel %s: compose", proc_title(peer));
+	if (pc->pc_dispatch != NULL)
+		proc_chan_update(pc);
+}
+
+void
+proc_flush(enum cmcp_proc peer)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+
+	if (pc->pc_open && imsgbuf_flush(&pc->pc_ibuf) == -1 &&
+	    errno != EPIPE)
+		fatal("channel %s: flush", proc_title(peer));
+}
+
+void
+proc_unexpected(enum cmcp_proc peer, struct imsg *imsg)
+{
+	fatalx("unexpected message type %u on channel %s",
+	    imsg_get_type(imsg), proc_title(peer));
+}
+
+static void
+proc_chan_update(struct proc_chan *pc)
+{
+	short	 events = EV_READ | EV_PERSIST;
+
+	if (imsgbuf_queuelen(&pc->pc_ibuf) > 0)
+		events |= EV_WRITE;
+	if (events == pc->pc_events)
+		return;
+	if (pc->pc_events != 0 && event_del(&pc->pc_ev) == -1)
+		fatalx("event_del failed");
+	event_set(&pc->pc_ev, pc->pc_ibuf.fd, events, proc_chan_handler, pc);
+	if (event_add(&pc->pc_ev, NULL) == -1)
+		fatalx("event_add failed");
+	pc->pc_events = events;
+}
+
+static void
+proc_chan_handler(int fd, short event, void *arg)
+{
+	struct proc_chan	*pc = arg;
+	enum cmcp_proc		 peer = pc - proc_chans;
+	int			 n;
+
+	(void)fd;
+	if (event & EV_WRITE) {
+		if (imsgbuf_write(&pc->pc_ibuf) == -1) {
+			if (errno != EPIPE)
+				fatal("channel %s: write", proc_title(peer));
+			goto closed;
+		}
+	}
+	if (event & EV_READ) {
+		/* A peer that died with data unread resets the stream. */
+		if ((n = imsgbuf_read(&pc->pc_ibuf)) == -1) {
+			if (errno != ECONNRESET)
+				fatal("channel %s: read", proc_title(peer));
+			n = 0;
+		}
+		if (proc_chan_drain(pc) == -1)
+			return;
+		if (n == 0)
+			goto closed;
+	}
+	proc_chan_update(pc);
+	return;
+
+ closed:
+	proc_chan_close(peer);
+	pc->pc_closed(peer);
+}
+
+/* Dispatch every complete message; -1 when a handler closed the channel. */
+static int
+proc_chan_drain(struct proc_chan *pc)
+{
+	enum cmcp_proc	 peer = pc - proc_chans;
+	struct imsg	 imsg;
+	int		 n;
+
+	while (pc->pc_open) {
+		if ((n = imsgbuf_get(&pc->pc_ibuf, &imsg)) == -1)
+			fatal("channel %s: bad message", proc_title(peer));
+		if (n == 0)
+			return (0);
+		pc->pc_dispatch(&imsg);
+		imsg_free(&imsg);
+	}
+	return (-1);
+}
+
+#ifdef CMCP_TEST
+const char *
+proc_probe_name(int attempt)
+{
+	if (attempt < 0 || attempt >= PROBE_MAX)
+		return (NULL);
+	return (proc_probe_names[attempt]);
+}
+
+int
+proc_probe_byname(const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < PROBE_MAX; i++)
+		if (strcmp(proc_probe_names[i], name) == 0)
+			return (i);
+	return (-1);
+}
+
+/*
+ * Test build: try one thing the sandbox forbids and say what happened.
+ * Under the filter, a killing rule ends the process right here.
+ */
+void
+proc_probe(struct imsg *imsg)
+{
+	struct ctl_probe	 cp;
+	char			*argv[] = { CMCP_NAME, NULL };
+	char			*envp[] = { NULL };
+	const char		*name, *ename;
+	int			 peer, r = -1;
+
+	if (imsg_get_data(imsg, &cp, sizeof(cp)) == -1 ||
+	    (name = proc_probe_name(cp.cp_attempt)) == NULL)
+		fatalx("channel parent: bad probe");
+
+	errno = 0;
+	switch (cp.cp_attempt) {
+	case PROBE_OPEN:
+		if ((r = open("/", O_RDONLY)) != -1 && close(r) == -1)
+			fatal("close");
+		break;
+	case PROBE_SOCKET:
+		if ((r = socket(AF_INET, SOCK_STREAM, 0)) != -1 &&
+		    close(r) == -1)
+			fatal("close");
+		break;
+	case PROBE_EXECVE:
+		r = execve("/proc/self/exe", argv, envp);
+		break;
+	case PROBE_KILL:
+		r = kill(cp.cp_sibling, SIGTERM);
+		break;
+	case PROBE_PTRACE:
+		r = ptrace(PTRACE_ATTACH, cp.cp_sibling, NULL, NULL);
+		break;
+	case PROBE_BADMSG:
+		/* A type no channel accepts, on every channel we have. */
+		for (peer = 0; peer < PROC_MAX; peer++)
+			if (proc_self->p_peers & PROC_BIT(peer))
+				proc_compose(peer, IMSG_NONE, NULL, 0);
+		log_info("probe %s: sent", name);
+		return;
+	}
+	if (r == -1) {
+		if ((ename = strerrorname_np(errno)) == NULL)
+			ename = "unknown";
+		log_info("probe %s: denied errno %s", name, ename);
+	} else
+		log_info("probe %s: allowed", name);
+}
+#endif

@@ -1,0 +1,68 @@
+/*
+ * The privilege-separated process machinery: the process table, the
+ * channel mesh, and what every child does between exec and its loop.
+ */
+
+#ifndef CMCP_PROC_H
+#define CMCP_PROC_H
+
+#include <sys/types.h>
+
+#include "cmcp.h"
+#include "imsg.h"
+
+#define PROC_BIT(id)	(1U << (id))
+
+struct privsep_proc {
+	const char	*p_title;
+	enum cmcp_proc	 p_id;
+	__dead void	(*p_main)(const struct ctl_init *);
+	unsigned int	 p_peers;	/* PROC_BIT() of each peer */
+};
+
+/* A child's handler for the messages arriving on one channel. */
+struct proc_handler {
+	enum cmcp_proc	 ph_peer;
+	void		(*ph_dispatch)(struct imsg *);
+};
+
+__BEGIN_DECLS
+/* proc.c */
+const struct privsep_proc *proc_bytitle(const char *);
+const char	*proc_title(enum cmcp_proc);
+void		 proc_spawn(int, int, pid_t [PROC_MAX], int [PROC_MAX]);
+__dead void	 proc_child(const char *, int, int);
+void		 proc_chan_open(enum cmcp_proc, int,
+		    void (*)(struct imsg *), void (*)(enum cmcp_proc));
+void		 proc_chan_close(enum cmcp_proc);
+void		 proc_chan_reap(enum cmcp_proc);
+void		 proc_compose(enum cmcp_proc, uint32_t, const void *,
+		    size_t);
+void		 proc_flush(enum cmcp_proc);
+__dead void	 proc_unexpected(enum cmcp_proc, struct imsg *);
+void		 proc_listen(const struct proc_handler *, size_t);
+void		 proc_ready(void);
+void		 proc_stopping(void);
+__dead void	 proc_shutdown(void);
+#ifdef CMCP_TEST
+const char	*proc_probe_name(int);
+int		 proc_probe_byname(const char *);
+void		 proc_probe(struct imsg *);
+#endif
+
+/* privdrop.c */
+int		 priv_check_dir(const char *, uid_t, mode_t);
+void		 priv_drop(enum cmcp_proc, const struct ctl_init *);
+
+/* preflight.c */
+int		 preflight_core_pattern(const char *);
+
+/* the children, one directory each */
+__dead void	 bridge_main(const struct ctl_init *);
+__dead void	 gw_main(const struct ctl_init *);
+__dead void	 audit_main(const struct ctl_init *);
+__dead void	 wd_main(const struct ctl_init *);
+__dead void	 dkr_main(const struct ctl_init *);
+__END_DECLS
+
+#endif /* CMCP_PROC_H */

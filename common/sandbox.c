@@ -1,0 +1,87 @@
+/*
+ * Loader of the seccomp filters.  The default action kills the whole
+ * process (SIGSYS), so anything a table does not name ends the child and
+ * with it the suite.
+ */
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <seccomp.h>
+#include <stddef.h>
+
+#include "log.h"
+#include "sandbox.h"
+
+/*
+ * What every child needs once in its loop (libevent on epoll, imsg on
+ * socketpairs, logging through the parent or to stderr, SIGTERM through
+ * libevent's signal pipe), measured with strace -ff on Debian 12 (glibc
+ * 2.36, libevent 2.1.12) over start, probes, orderly shutdown, SIGTERM
+ * and peer loss.  poll is the one addition: imsgbuf_flush waits with it
+ * when a socket is full, which the measured runs never hit.
+ */
+static const struct sandbox_rule sandbox_baseline[] = {
+	SB_ALLOW(epoll_wait),
+	SB_ALLOW(epoll_ctl),
+	SB_ALLOW(recvmsg),
+	SB_ALLOW(sendmsg),
+	SB_ALLOW(poll),
+	SB_ALLOW(read),
+	SB_ALLOW(write),
+	SB_ALLOW(close),
+	SB_ALLOW(rt_sigreturn),
+	SB_ALLOW(brk),
+	SB_ALLOW(exit_group),
+};
+
+static void	sandbox_add(scmp_filter_ctx, const struct sandbox_rule *);
+
+void
+sandbox_apply(const struct ctl_init *ci, const struct sandbox_rule *rules,
+    size_t nrules)
+{
+	scmp_filter_ctx	 ctx;
+	size_t		 i;
+	int		 r;
+
+#ifdef CMCP_TEST
+	if (ci->ci_nosandbox) {
+		log_warnx("seccomp filter disabled (test build)");
+		return;
+	}
+#else
+	(void)ci;
+#endif
+	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL)
+		fatalx("seccomp_init failed");
+	for (i = 0; i < nitems(sandbox_baseline); i++)
+		sandbox_add(ctx, &sandbox_baseline[i]);
+	for (i = 0; i < nrules; i++)
+		sandbox_add(ctx, &rules[i]);
+	if ((r = seccomp_load(ctx)) < 0) {
+		errno = -r;
+		fatal("seccomp_load");
+	}
+	seccomp_release(ctx);
+}
+
+static void
+sandbox_add(scmp_filter_ctx ctx, const struct sandbox_rule *sr)
+{
+	int	 r = 0;
+
+	switch (sr->sr_action) {
+	case SANDBOX_ALLOW:
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, sr->sr_nr, 0);
+		break;
+	case SANDBOX_EACCES:
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), sr->sr_nr,
+		    0);
+		break;
+	}
+	if (r < 0) {
+		errno = -r;
+		fatal("seccomp rule for %s", sr->sr_name);
+	}
+}

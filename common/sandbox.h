@@ -1,0 +1,33 @@
+/*
+ * The seccomp sandbox: each process declares one table of the system
+ * calls it may make on top of the shared baseline; everything else kills
+ * the process.
+ */
+
+#ifndef CMCP_SANDBOX_H
+#define CMCP_SANDBOX_H
+
+#include <seccomp.h>
+
+#include "cmcp.h"
+
+enum sandbox_action {
+	SANDBOX_ALLOW,
+	SANDBOX_EACCES,		/* fails with EACCES, so libc copes */
+};
+
+struct sandbox_rule {
+	const char		*sr_name;
+	int			 sr_nr;
+	enum sandbox_action	 sr_action;
+};
+
+#define SB_ALLOW(name)	{ #name, SCMP_SYS(name), SANDBOX_ALLOW }
+#define SB_EACCES(name)	{ #name, SCMP_SYS(name), SANDBOX_EACCES }
+
+__BEGIN_DECLS
+void	 sandbox_apply(const struct ctl_init *, const struct sandbox_rule *,
+	    size_t);
+__END_DECLS
+
+#endif /* CMCP_SANDBOX_H */

@@ -1,0 +1,991 @@
+/*
+ * MCP client of one approved server over its stdin and stdout (mcp.h).
+ *
+ * Shape of one operation: mcp_begin() takes the deadline, a request is
+ * composed in wbuf within MCP_REQUEST_BYTES and written by mcp_send(), and
+ * mcp_await() reads lines until the response to that request arrives,
+ * counting, answering or refusing whatever comes in between.  Any error
+ * after the first byte is sent leaves the stream in an unknown state and
+ * is fatal for the session (mcp_fail()); a JSON-RPC error answer to
+ * tools/call is the only exception, since the exchange completed.
+ */
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "mcp.h"
+#include "sha256.h"
+
+#define MCP_CLIENT_NAME		"cmcp-privsep"
+#define MCP_CLIENT_VERSION	"1"
+#define MCP_METHOD_NOT_FOUND	"-32601"
+#define MCP_LIST_CHANGED	"notifications/tools/list_changed"
+#define MCP_PIN_DOMAIN		"cmcp-privsep mcp tools v1"
+#define MCP_ID_BYTES		24	/* a uint64_t in decimal, NUL */
+
+/* A response: its line (valid until the next read) and result offset. */
+struct mcp_msg {
+	const char	*b;
+	size_t		 len;
+	size_t		 result;
+};
+
+/* A request under construction; over is set instead of overflowing. */
+struct mcp_buf {
+	char		*p;
+	size_t		 len;
+	size_t		 cap;
+	int		 over;
+};
+
+static enum mcp_error	 mcp_fail(struct mcp_client *, enum mcp_error);
+static enum mcp_error	 mcp_begin(struct mcp_client *);
+static enum mcp_error	 mcp_remaining(const struct mcp_client *, int *);
+static enum mcp_error	 mcp_send(struct mcp_client *, const char *, size_t);
+static enum mcp_error	 mcp_readline(struct mcp_client *, const char **,
+			    size_t *);
+static enum mcp_error	 mcp_await(struct mcp_client *, uint64_t,
+			    struct mcp_msg *);
+static enum mcp_error	 mcp_response(const char *, size_t, size_t, uint64_t,
+			    size_t *);
+static enum mcp_error	 mcp_peer_message(struct mcp_client *, const char *,
+			    size_t, size_t);
+static enum mcp_error	 mcp_exchange(struct mcp_client *, struct mcp_buf *,
+			    uint64_t, struct mcp_msg *);
+static enum mcp_error	 mcp_check_init(const struct mcp_msg *);
+static enum mcp_error	 mcp_page(struct mcp_client *, const struct mcp_msg *);
+static enum mcp_error	 mcp_check_call(const struct mcp_msg *, int *);
+static void		 mcp_list_hash(struct mcp_tool *, size_t,
+			    uint8_t [SHA256_DIGEST_BYTES]);
+static void		 mcp_hash_bytes(struct sha256_ctx *, const char *,
+			    size_t);
+static int		 mcp_tool_cmp(const void *, const void *);
+static int		 mcp_name_ok(const char *);
+static int		 mcp_get(const char *, size_t, size_t, const char *,
+			    size_t *);
+static int		 mcp_is(const char *, size_t, size_t, const char *,
+			    enum json_type);
+static int		 mcp_only_members(const char *, size_t, size_t,
+			    const char *const *);
+static int		 mcp_is_integer(const char *, size_t);
+static int		 mcp_args_ok(const char *, size_t);
+static void		 mcp_req_open(struct mcp_client *, struct mcp_buf *,
+			    const char *, uint64_t *);
+static enum mcp_error	 mcp_req_close(struct mcp_buf *);
+static void		 mcp_put(struct mcp_buf *, const char *, size_t);
+static void		 mcp_puts(struct mcp_buf *, const char *);
+
+static const char *const mcp_errstr[MCP_E_MAX] = {
+	[MCP_OK] =		"ok",
+	[MCP_E_TIMEOUT] =	"deadline exceeded",
+	[MCP_E_ID] =		"response id is not the outstanding request's",
+	[MCP_E_TOO_LARGE] =	"message over its size bound",
+	[MCP_E_SYNTAX] =	"malformed JSON",
+	[MCP_E_PROTOCOL] =	"protocol violation",
+	[MCP_E_VERSION] =	"unsupported protocol version",
+	[MCP_E_RPC_ERROR] =	"server answered with an error",
+	[MCP_E_RESULT] =	"missing or malformed result",
+	[MCP_E_TOOLS] =		"malformed tool list",
+	[MCP_E_TOOL_COUNT] =	"too many tools",
+	[MCP_E_PAGES] =		"too many tool list pages",
+	[MCP_E_CHANGED] =	"tool list changed",
+	[MCP_E_CLOSED] =	"server closed the connection",
+	[MCP_E_NOTIFICATIONS] =	"too many interleaved messages",
+	[MCP_E_SERVER_REQUEST] = "server request refused",
+	[MCP_E_NOT_ALLOWED] =	"tool not configured and discovered",
+	[MCP_E_ARGS] =		"arguments are not one JSON object",
+	[MCP_E_STATE] =		"operation out of order",
+	[MCP_E_INVAL] =		"invalid limits or descriptors",
+	[MCP_E_SYSTEM] =	"system error",
+};
+
+static const char mcp_initialized[] =
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+
+/*
+ * Take over wfd (the server's stdin) and rfd (its stdout), which become
+ * non-blocking; mcp_close() closes them.  After a failure they are still
+ * the caller's.  lim may be NULL for the defaults.
+ */
+enum mcp_error
+mcp_open(struct mcp_client *c, int wfd, int rfd,
+    const struct mcp_limits *lim)
+{
+	struct sigaction	 sa;
+	sigset_t		 mask;
+	int			 fd, fl, i;
+	size_t			 n;
+
+	memset(c, 0, sizeof(*c));
+	c->wfd = c->rfd = -1;
+	c->state = MCP_ST_DEAD;
+	c->fatal = MCP_E_INVAL;
+
+	c->lim.timeout_ms = MCP_TIMEOUT_MS;
+	c->lim.response_bytes = MCP_RESPONSE_BYTES;
+	c->lim.tools = MCP_TOOLS;
+	c->lim.pages = MCP_LIST_PAGES;
+	if (lim != NULL) {
+		if (lim->timeout_ms != 0)
+			c->lim.timeout_ms = lim->timeout_ms;
+		if (lim->response_bytes != 0)
+			c->lim.response_bytes = lim->response_bytes;
+		if (lim->tools != 0)
+			c->lim.tools = lim->tools;
+		if (lim->pages != 0)
+			c->lim.pages = lim->pages;
+	}
+	if (wfd < 0 || rfd < 0 ||
+	    c->lim.timeout_ms > MCP_TIMEOUT_MAX_MS ||
+	    c->lim.response_bytes < MCP_RESPONSE_MIN_BYTES ||
+	    c->lim.response_bytes > MCP_RESPONSE_MAX_BYTES ||
+	    c->lim.tools > MCP_TOOLS_MAX || c->lim.pages > MCP_PAGES_MAX)
+		return MCP_E_INVAL;
+
+	/* A server that closes its stdin must cost an EPIPE, not the process. */
+	if (sigaction(SIGPIPE, NULL, &sa) == -1 ||
+	    sigprocmask(SIG_BLOCK, NULL, &mask) == -1)
+		return MCP_E_SYSTEM;
+	if ((sa.sa_flags & SA_SIGINFO) == 0 && sa.sa_handler == SIG_DFL &&
+	    sigismember(&mask, SIGPIPE) != 1)
+		return MCP_E_INVAL;
+
+	for (i = 0; i < 2; i++) {
+		fd = i == 0 ? wfd : rfd;
+		if ((fl = fcntl(fd, F_GETFL)) == -1)
+			return errno == EBADF ? MCP_E_INVAL : MCP_E_SYSTEM;
+		if ((fl & O_NONBLOCK) == 0 &&
+		    fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1)
+			return MCP_E_SYSTEM;
+	}
+
+	n = c->lim.tools;
+	if ((c->rbuf = malloc(c->lim.response_bytes + 1)) == NULL ||
+	    (c->cbuf = malloc(c->lim.response_bytes + 1)) == NULL ||
+	    (c->wbuf = malloc(MCP_REQUEST_BYTES)) == NULL ||
+	    (c->tools = calloc(n, sizeof(*c->tools))) == NULL ||
+	    (c->scratch = calloc(n, sizeof(*c->scratch))) == NULL ||
+	    (c->allow = calloc(n, sizeof(*c->allow))) == NULL) {
+		mcp_close(c);
+		return MCP_E_SYSTEM;
+	}
+	c->wfd = wfd;
+	c->rfd = rfd;
+	c->next_id = 1;
+	c->state = MCP_ST_OPEN;
+	c->fatal = MCP_OK;
+	return MCP_OK;
+}
+
+/* Configure a tool name; only before the first byte goes to the server. */
+enum mcp_error
+mcp_allow(struct mcp_client *c, const char *name)
+{
+	size_t		 i;
+
+	if (c->state != MCP_ST_OPEN)
+		return MCP_E_STATE;
+	if (name == NULL || !mcp_name_ok(name))
+		return MCP_E_INVAL;
+	for (i = 0; i < c->nallow; i++)
+		if (strcmp(c->allow[i], name) == 0)
+			return MCP_OK;
+	if (c->nallow >= c->lim.tools)
+		return MCP_E_INVAL;
+	strlcpy(c->allow[c->nallow++], name, MCP_NAME_BYTES);
+	return MCP_OK;
+}
+
+enum mcp_error
+mcp_initialize(struct mcp_client *c)
+{
+	struct mcp_buf	 b;
+	struct mcp_msg	 m;
+	uint64_t	 id;
+	enum mcp_error	 e;
+
+	if (c->state == MCP_ST_DEAD)
+		return c->fatal;
+	if (c->state != MCP_ST_OPEN)
+		return MCP_E_STATE;
+	if ((e = mcp_begin(c)) != MCP_OK)
+		return mcp_fail(c, e);
+
+	mcp_req_open(c, &b, "initialize", &id);
+	mcp_puts(&b, "{\"protocolVersion\":\"" MCP_PROTOCOL_VERSION "\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"" MCP_CLIENT_NAME
+	    "\",\"version\":\"" MCP_CLIENT_VERSION "\"}}");
+	if ((e = mcp_req_close(&b)) != MCP_OK ||
+	    (e = mcp_exchange(c, &b, id, &m)) != MCP_OK ||
+	    (e = mcp_check_init(&m)) != MCP_OK)
+		return mcp_fail(c, e);
+
+	/* Same operation, same deadline. */
+	if ((e = mcp_send(c, mcp_initialized, sizeof(mcp_initialized) - 1)) !=
+	    MCP_OK)
+		return mcp_fail(c, e);
+	c->state = MCP_ST_INITIALIZED;
+	return MCP_OK;
+}
+
+/*
+ * Read the whole tool list, every page under one deadline.  The first
+ * list is pinned; a later one must hash the same or the session ends.
+ */
+enum mcp_error
+mcp_list_tools(struct mcp_client *c)
+{
+	struct mcp_buf	 b;
+	struct mcp_msg	 m;
+	struct mcp_tool	*t;
+	char		 cursor[MCP_CURSOR_BYTES];
+	size_t		 cursorlen = 0, v, end;
+	uint64_t	 id;
+	uint8_t		 hash[SHA256_DIGEST_BYTES];
+	unsigned int	 page;
+	int		 more = 0;
+	enum mcp_error	 e;
+
+	if (c->state == MCP_ST_DEAD)
+		return c->fatal;
+	if (c->state != MCP_ST_INITIALIZED && c->state != MCP_ST_READY)
+		return MCP_E_STATE;
+	if ((e = mcp_begin(c)) != MCP_OK)
+		return mcp_fail(c, e);
+
+	c->nscratch = 0;
+	for (page = 0;; page++) {
+		if (page >= c->lim.pages)
+			return mcp_fail(c, MCP_E_PAGES);
+		mcp_req_open(c, &b, "tools/list", &id);
+		if (more) {
+			/* The cursor goes back exactly as it came. */
+			mcp_puts(&b, "{\"cursor\":");
+			mcp_put(&b, cursor, cursorlen);
+			mcp_puts(&b, "}");
+		} else
+			mcp_puts(&b, "{}");
+		if ((e = mcp_req_close(&b)) != MCP_OK ||
+		    (e = mcp_exchange(c, &b, id, &m)) != MCP_OK ||
+		    (e = mcp_page(c, &m)) != MCP_OK)
+			return mcp_fail(c, e);
+
+		if (!mcp_get(m.b, m.len, m.result, "nextCursor", &v))
+			break;
+		end = json_value_end(m.b, m.len, v);
+		if (json_type(m.b, m.len, v) != JSON_STRING ||
+		    end - v > sizeof(cursor))
+			return mcp_fail(c, MCP_E_PROTOCOL);
+		memcpy(cursor, m.b + v, end - v);
+		cursorlen = end - v;
+		more = 1;
+	}
+
+	qsort(c->scratch, c->nscratch, sizeof(*c->scratch), mcp_tool_cmp);
+	mcp_list_hash(c->scratch, c->nscratch, hash);
+	if (c->pinned) {
+		if (memcmp(hash, c->pin, sizeof(hash)) != 0)
+			return mcp_fail(c, MCP_E_CHANGED);
+		return MCP_OK;
+	}
+	t = c->tools;
+	c->tools = c->scratch;
+	c->scratch = t;
+	c->ntools = c->nscratch;
+	c->nscratch = 0;
+	memcpy(c->pin, hash, sizeof(c->pin));
+	c->pinned = 1;
+	c->state = MCP_ST_READY;
+	return MCP_OK;
+}
+
+/*
+ * Call a tool that is both configured and discovered with args, one JSON
+ * object.  On success result[0..*resultlen) holds the response's result
+ * object as the server wrote it (strict JSON, within the line bound;
+ * *resultlen is the capacity on entry) and *is_error its isError flag.
+ */
+enum mcp_error
+mcp_call(struct mcp_client *c, const char *name, const char *args,
+    size_t argslen, char *result, size_t *resultlen, int *is_error)
+{
+	struct mcp_buf	 b;
+	struct mcp_msg	 m;
+	size_t		 end;
+	uint64_t	 id;
+	int		 flag;
+	enum mcp_error	 e;
+
+	if (c->state == MCP_ST_DEAD)
+		return c->fatal;
+	if (c->state != MCP_ST_READY)
+		return MCP_E_STATE;
+	if (name == NULL ||
+	    (mcp_tool_state(c, name) & MCP_TOOL_CALLABLE) != MCP_TOOL_CALLABLE)
+		return MCP_E_NOT_ALLOWED;
+	if (args == NULL || !mcp_args_ok(args, argslen))
+		return MCP_E_ARGS;
+
+	/* The name passed mcp_name_ok(): nothing in it needs escaping. */
+	mcp_req_open(c, &b, "tools/call", &id);
+	mcp_puts(&b, "{\"name\":\"");
+	mcp_puts(&b, name);
+	mcp_puts(&b, "\",\"arguments\":");
+	mcp_put(&b, args, argslen);
+	mcp_puts(&b, "}");
+	if ((e = mcp_req_close(&b)) != MCP_OK)
+		return e;		/* nothing was sent */
+
+	if ((e = mcp_begin(c)) != MCP_OK ||
+	    (e = mcp_send(c, b.p, b.len)) != MCP_OK)
+		return mcp_fail(c, e);
+	c->calls++;
+	if ((e = mcp_await(c, id, &m)) != MCP_OK)
+		return e == MCP_E_RPC_ERROR ? e : mcp_fail(c, e);
+	if ((e = mcp_check_call(&m, &flag)) != MCP_OK)
+		return mcp_fail(c, e);
+
+	/* The exchange is complete; a short buffer is the caller's matter. */
+	end = json_value_end(m.b, m.len, m.result);
+	if (end - m.result > *resultlen)
+		return MCP_E_TOO_LARGE;
+	memcpy(result, m.b + m.result, end - m.result);
+	*resultlen = end - m.result;
+	if (is_error != NULL)
+		*is_error = flag;
+	return MCP_OK;
+}
+
+/* Frees everything and closes both descriptors; c can be opened again. */
+void
+mcp_close(struct mcp_client *c)
+{
+	if (c->wfd != -1)
+		close(c->wfd);
+	if (c->rfd != -1 && c->rfd != c->wfd)
+		close(c->rfd);
+	if (c->rbuf != NULL)
+		freezero(c->rbuf, c->lim.response_bytes + 1);
+	if (c->cbuf != NULL)
+		freezero(c->cbuf, c->lim.response_bytes + 1);
+	if (c->wbuf != NULL)
+		freezero(c->wbuf, MCP_REQUEST_BYTES);
+	free(c->tools);
+	free(c->scratch);
+	free(c->allow);
+	memset(c, 0, sizeof(*c));
+	c->wfd = c->rfd = -1;
+	c->state = MCP_ST_DEAD;
+	c->fatal = MCP_E_CLOSED;
+}
+
+/* The pinned hash of the tool list, NULL before the first list. */
+const uint8_t *
+mcp_tools_hash(const struct mcp_client *c)
+{
+	return c->pinned ? c->pin : NULL;
+}
+
+int
+mcp_tool_state(const struct mcp_client *c, const char *name)
+{
+	struct mcp_tool	 key;
+	size_t		 i;
+	int		 flags = 0;
+
+	for (i = 0; i < c->nallow; i++)
+		if (strcmp(c->allow[i], name) == 0) {
+			flags |= MCP_TOOL_CONFIGURED;
+			break;
+		}
+	if (c->pinned && strlcpy(key.name, name, sizeof(key.name)) <
+	    sizeof(key.name) && bsearch(&key, c->tools, c->ntools,
+	    sizeof(*c->tools), mcp_tool_cmp) != NULL)
+		flags |= MCP_TOOL_DISCOVERED;
+	return flags;
+}
+
+const char *
+mcp_strerror(enum mcp_error e)
+{
+	if (e < MCP_OK || e >= MCP_E_MAX)
+		return "unknown error";
+	return mcp_errstr[e];
+}
+
+/* The session is over: every later operation returns e. */
+static enum mcp_error
+mcp_fail(struct mcp_client *c, enum mcp_error e)
+{
+	c->state = MCP_ST_DEAD;
+	c->fatal = e;
+	return e;
+}
+
+static enum mcp_error
+mcp_begin(struct mcp_client *c)
+{
+	if (clock_gettime(CLOCK_MONOTONIC, &c->deadline) == -1)
+		return MCP_E_SYSTEM;
+	c->deadline.tv_sec += c->lim.timeout_ms / 1000;
+	c->deadline.tv_nsec += (long)(c->lim.timeout_ms % 1000) * 1000000;
+	if (c->deadline.tv_nsec >= 1000000000) {
+		c->deadline.tv_sec++;
+		c->deadline.tv_nsec -= 1000000000;
+	}
+	c->interleaved = 0;
+	return MCP_OK;
+}
+
+/* Milliseconds to the deadline, rounded up so poll never wakes early. */
+static enum mcp_error
+mcp_remaining(const struct mcp_client *c, int *ms)
+{
+	struct timespec	 now;
+	int64_t		 ns;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+		return MCP_E_SYSTEM;
+	ns = (int64_t)(c->deadline.tv_sec - now.tv_sec) * 1000000000 +
+	    (c->deadline.tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return MCP_E_TIMEOUT;
+	*ms = (int)((ns + 999999) / 1000000);
+	return MCP_OK;
+}
+
+static enum mcp_error
+mcp_send(struct mcp_client *c, const char *buf, size_t len)
+{
+	struct pollfd	 pfd;
+	ssize_t		 n;
+	size_t		 off = 0;
+	int		 ms;
+	enum mcp_error	 e;
+
+	while (off < len) {
+		if ((e = mcp_remaining(c, &ms)) != MCP_OK)
+			return e;
+		pfd.fd = c->wfd;
+		pfd.events = POLLOUT;
+		pfd.revents = 0;
+		switch (poll(&pfd, 1, ms)) {
+		case -1:
+			if (errno == EINTR)
+				continue;
+			return MCP_E_SYSTEM;
+		case 0:
+			return MCP_E_TIMEOUT;
+		}
+		if (pfd.revents & POLLNVAL)
+			return MCP_E_SYSTEM;
+		if ((n = write(c->wfd, buf + off, len - off)) == -1) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			if (errno == EPIPE)
+				return MCP_E_CLOSED;
+			return MCP_E_SYSTEM;
+		}
+		off += n;
+	}
+	return MCP_OK;
+}
+
+/*
+ * The next line, without its newline, in rbuf; valid until the next call.
+ * A line is refused as soon as more than response_bytes of it are held,
+ * without waiting for its end.
+ */
+static enum mcp_error
+mcp_readline(struct mcp_client *c, const char **line, size_t *len)
+{
+	struct pollfd	 pfd;
+	const char	*nl;
+	ssize_t		 n;
+	int		 ms;
+	enum mcp_error	 e;
+
+	if (c->rskip > 0) {
+		memmove(c->rbuf, c->rbuf + c->rskip, c->rlen - c->rskip);
+		c->rlen -= c->rskip;
+		c->rskip = 0;
+		c->rscan = 0;
+	}
+	for (;;) {
+		nl = memchr(c->rbuf + c->rscan, '\n', c->rlen - c->rscan);
+		if (nl != NULL) {
+			*line = c->rbuf;
+			*len = nl - c->rbuf;
+			c->rskip = *len + 1;
+			return MCP_OK;
+		}
+		c->rscan = c->rlen;
+		if (c->rlen > c->lim.response_bytes)
+			return MCP_E_TOO_LARGE;
+
+		if ((e = mcp_remaining(c, &ms)) != MCP_OK)
+			return e;
+		pfd.fd = c->rfd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		switch (poll(&pfd, 1, ms)) {
+		case -1:
+			if (errno == EINTR)
+				continue;
+			return MCP_E_SYSTEM;
+		case 0:
+			return MCP_E_TIMEOUT;
+		}
+		if (pfd.revents & POLLNVAL)
+			return MCP_E_SYSTEM;
+		n = read(c->rfd, c->rbuf + c->rlen,
+		    c->lim.response_bytes + 1 - c->rlen);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return MCP_E_SYSTEM;
+		}
+		if (n == 0)
+			return MCP_E_CLOSED;
+		c->rlen += n;
+	}
+}
+
+/*
+ * Read until the response to request id, counting, answering or refusing
+ * what comes first.  Each line is validated before anything reads it.
+ */
+static enum mcp_error
+mcp_await(struct mcp_client *c, uint64_t id, struct mcp_msg *m)
+{
+	struct json_limits	 jl;
+	const char		*b, *why;
+	size_t			 len, root, v;
+	enum mcp_error		 e;
+
+	jl.max_bytes = c->lim.response_bytes;
+	jl.max_depth = MCP_JSON_DEPTH;
+	for (;;) {
+		if ((e = mcp_readline(c, &b, &len)) != MCP_OK)
+			return e;
+		if (json_validate(b, len, &jl, &why) == -1)
+			return MCP_E_SYNTAX;
+		root = json_skip_ws(b, len, 0);
+		if (!mcp_get(b, len, root, "jsonrpc", &v) ||
+		    !mcp_is(b, len, v, "2.0", JSON_STRING))
+			return MCP_E_PROTOCOL;
+		if (mcp_get(b, len, root, "method", &v)) {
+			if ((e = mcp_peer_message(c, b, len, root)) != MCP_OK)
+				return e;
+			continue;
+		}
+		if ((e = mcp_response(b, len, root, id, &m->result)) != MCP_OK)
+			return e;
+		m->b = b;
+		m->len = len;
+		return MCP_OK;
+	}
+}
+
+/*
+ * A response must carry exactly the outstanding id as a JSON integer:
+ * the raw token is compared, so true, 1.0, 1e0, "1" and null all fail.
+ */
+static enum mcp_error
+mcp_response(const char *b, size_t len, size_t root, uint64_t id,
+    size_t *result)
+{
+	static const char *const members[] = {
+		"jsonrpc", "id", "result", "error", NULL
+	};
+	char		 want[MCP_ID_BYTES];
+	size_t		 v, r, err;
+	int		 n, has_r, has_err;
+
+	n = snprintf(want, sizeof(want), "%" PRIu64, id);
+	if (n < 0 || (size_t)n >= sizeof(want))
+		return MCP_E_SYSTEM;
+	if (!mcp_get(b, len, root, "id", &v) ||
+	    json_value_end(b, len, v) - v != (size_t)n ||
+	    memcmp(b + v, want, n) != 0)
+		return MCP_E_ID;
+	if (!mcp_only_members(b, len, root, members))
+		return MCP_E_PROTOCOL;
+
+	has_r = mcp_get(b, len, root, "result", &r);
+	has_err = mcp_get(b, len, root, "error", &err);
+	if (has_r && has_err)
+		return MCP_E_PROTOCOL;
+	if (has_err)
+		return json_type(b, len, err) == JSON_OBJECT ?
+		    MCP_E_RPC_ERROR : MCP_E_PROTOCOL;
+	if (!has_r || json_type(b, len, r) != JSON_OBJECT)
+		return MCP_E_RESULT;
+	*result = r;
+	return MCP_OK;
+}
+
+/*
+ * A notification or request from the server while we wait.  None is acted
+ * on: notifications are counted, ping gets its empty result, every other
+ * request an error answer, and the operation is refused.
+ */
+static enum mcp_error
+mcp_peer_message(struct mcp_client *c, const char *b, size_t len,
+    size_t root)
+{
+	static const char *const members[] = {
+		"jsonrpc", "id", "method", "params", NULL
+	};
+	struct mcp_buf	 w;
+	size_t		 method, params, id, idlen;
+	int		 ping;
+	enum mcp_error	 e;
+
+	if (++c->interleaved > MCP_NOTIFICATIONS)
+		return MCP_E_NOTIFICATIONS;
+	if (!mcp_only_members(b, len, root, members) ||
+	    !mcp_get(b, len, root, "method", &method) ||
+	    json_type(b, len, method) != JSON_STRING ||
+	    (mcp_get(b, len, root, "params", &params) &&
+	    json_type(b, len, params) != JSON_OBJECT))
+		return MCP_E_PROTOCOL;
+
+	if (!mcp_get(b, len, root, "id", &id)) {
+		if (json_string_equal(b, len, method, MCP_LIST_CHANGED))
+			return MCP_E_CHANGED;
+		c->notifications++;
+		return MCP_OK;
+	}
+
+	/* The answer carries the request's id as written: string or integer. */
+	idlen = json_value_end(b, len, id) - id;
+	if (idlen > MCP_PEER_ID_BYTES ||
+	    (json_type(b, len, id) != JSON_STRING &&
+	    !mcp_is_integer(b + id, idlen)))
+		return MCP_E_PROTOCOL;
+	ping = json_string_equal(b, len, method, "ping");
+	w.p = c->wbuf;
+	w.len = 0;
+	w.cap = MCP_REQUEST_BYTES;
+	w.over = 0;
+	mcp_puts(&w, "{\"jsonrpc\":\"2.0\",\"id\":");
+	mcp_put(&w, b + id, idlen);
+	if (ping)
+		mcp_puts(&w, ",\"result\":{}}\n");
+	else
+		mcp_puts(&w, ",\"error\":{\"code\":" MCP_METHOD_NOT_FOUND
+		    ",\"message\":\"Method not found\"}}\n");
+	if (w.over)
+		return MCP_E_SYSTEM;
+	if ((e = mcp_send(c, w.p, w.len)) != MCP_OK)
+		return e;
+	if (!ping)
+		return MCP_E_SERVER_REQUEST;
+	c->pings++;
+	return MCP_OK;
+}
+
+static enum mcp_error
+mcp_exchange(struct mcp_client *c, struct mcp_buf *b, uint64_t id,
+    struct mcp_msg *m)
+{
+	enum mcp_error	 e;
+
+	if ((e = mcp_send(c, b->p, b->len)) != MCP_OK)
+		return e;
+	return mcp_await(c, id, m);
+}
+
+/* InitializeResult: our version, a tools capability, a serverInfo. */
+static enum mcp_error
+mcp_check_init(const struct mcp_msg *m)
+{
+	const char	*b = m->b;
+	size_t		 len = m->len, v, caps, info;
+
+	if (!mcp_get(b, len, m->result, "protocolVersion", &v) ||
+	    json_type(b, len, v) != JSON_STRING)
+		return MCP_E_PROTOCOL;
+	if (!json_string_equal(b, len, v, MCP_PROTOCOL_VERSION))
+		return MCP_E_VERSION;
+	if (!mcp_get(b, len, m->result, "capabilities", &caps) ||
+	    !mcp_get(b, len, caps, "tools", &v) ||
+	    json_type(b, len, v) != JSON_OBJECT)
+		return MCP_E_PROTOCOL;
+	if (!mcp_get(b, len, m->result, "serverInfo", &info) ||
+	    !mcp_get(b, len, info, "name", &v) ||
+	    json_type(b, len, v) != JSON_STRING ||
+	    !mcp_get(b, len, info, "version", &v) ||
+	    json_type(b, len, v) != JSON_STRING)
+		return MCP_E_PROTOCOL;
+	if (mcp_get(b, len, m->result, "instructions", &v) &&
+	    json_type(b, len, v) != JSON_STRING)
+		return MCP_E_PROTOCOL;
+	return MCP_OK;
+}
+
+/*
+ * Add one page of tools to scratch.  Each tool's digest is the SHA-256 of
+ * the canonical form (json_canonical()) of its whole definition, so an
+ * operator can compute the same pin from the server's output.
+ */
+static enum mcp_error
+mcp_page(struct mcp_client *c, const struct mcp_msg *m)
+{
+	struct json_limits jl;
+	struct mcp_tool	*t;
+	const char	*b = m->b, *why;
+	size_t		 len = m->len, list, it, tool, v, n, i, clen;
+
+	if (!mcp_get(b, len, m->result, "tools", &list) ||
+	    json_type(b, len, list) != JSON_ARRAY)
+		return MCP_E_TOOLS;
+	jl.max_bytes = c->lim.response_bytes;
+	jl.max_depth = MCP_JSON_DEPTH;
+	it = list;
+	while (json_element_next(b, len, &it, &tool)) {
+		if (c->nscratch >= c->lim.tools)
+			return MCP_E_TOOL_COUNT;
+		t = &c->scratch[c->nscratch];
+		if (json_type(b, len, tool) != JSON_OBJECT ||
+		    !mcp_get(b, len, tool, "name", &v) ||
+		    json_type(b, len, v) != JSON_STRING ||
+		    json_string_copy(b, len, v, t->name, sizeof(t->name),
+		    &n) == -1 || n != strlen(t->name) ||
+		    !mcp_name_ok(t->name) ||
+		    !mcp_get(b, len, tool, "inputSchema", &v) ||
+		    json_type(b, len, v) != JSON_OBJECT)
+			return MCP_E_TOOLS;
+		for (i = 0; i < c->nscratch; i++)
+			if (strcmp(c->scratch[i].name, t->name) == 0)
+				return MCP_E_TOOLS;
+		if (json_canonical(b + tool, json_value_end(b, len, tool) - tool,
+		    &jl, c->cbuf, c->lim.response_bytes + 1, &clen, &why) == -1)
+			return MCP_E_TOOLS;
+		sha256(c->cbuf, clen, t->digest);
+		c->nscratch++;
+	}
+	return MCP_OK;
+}
+
+/* CallToolResult: content is required; isError and structuredContent typed. */
+static enum mcp_error
+mcp_check_call(const struct mcp_msg *m, int *is_error)
+{
+	const char	*b = m->b;
+	size_t		 len = m->len, v;
+	enum json_type	 type;
+
+	if (!mcp_get(b, len, m->result, "content", &v) ||
+	    json_type(b, len, v) != JSON_ARRAY)
+		return MCP_E_RESULT;
+	*is_error = 0;
+	if (mcp_get(b, len, m->result, "isError", &v)) {
+		type = json_type(b, len, v);
+		if (type != JSON_TRUE && type != JSON_FALSE)
+			return MCP_E_RESULT;
+		*is_error = type == JSON_TRUE;
+	}
+	if (mcp_get(b, len, m->result, "structuredContent", &v) &&
+	    json_type(b, len, v) != JSON_OBJECT)
+		return MCP_E_RESULT;
+	return MCP_OK;
+}
+
+/*
+ * The pin: a domain string, the count, then each tool in name order as
+ * its name (length first) and the digest of its definition.
+ */
+static void
+mcp_list_hash(struct mcp_tool *tools, size_t n,
+    uint8_t out[SHA256_DIGEST_BYTES])
+{
+	struct sha256_ctx ctx;
+	char		 num[MCP_ID_BYTES];
+	size_t		 i;
+	int		 len;
+
+	sha256_init(&ctx);
+	mcp_hash_bytes(&ctx, MCP_PIN_DOMAIN, strlen(MCP_PIN_DOMAIN));
+	len = snprintf(num, sizeof(num), "%zu", n);
+	if (len > 0 && (size_t)len < sizeof(num))
+		mcp_hash_bytes(&ctx, num, len);
+	for (i = 0; i < n; i++) {
+		mcp_hash_bytes(&ctx, tools[i].name, strlen(tools[i].name));
+		sha256_update(&ctx, tools[i].digest, sizeof(tools[i].digest));
+	}
+	sha256_final(&ctx, out);
+}
+
+/* Bytes with their length in front, so no two sequences run together. */
+static void
+mcp_hash_bytes(struct sha256_ctx *ctx, const char *p, size_t n)
+{
+	uint8_t		 b[8];
+	int		 i;
+
+	for (i = 0; i < 8; i++)
+		b[7 - i] = (uint64_t)n >> (8 * i);
+	sha256_update(ctx, b, sizeof(b));
+	sha256_update(ctx, p, n);
+}
+
+static int
+mcp_tool_cmp(const void *a, const void *b)
+{
+	const struct mcp_tool *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Tool names as the configuration grammar allows them: printable ASCII
+ * without quote or backslash, under MCP_NAME_BYTES.  Such a name is safe
+ * to log and to put in a request without escaping.
+ */
+static int
+mcp_name_ok(const char *s)
+{
+	size_t		 i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (i + 1 >= MCP_NAME_BYTES || s[i] < 0x20 || s[i] > 0x7e ||
+		    s[i] == '"' || s[i] == '\\')
+			return 0;
+	return i > 0;
+}
+
+/* The offset of member name's value if obj (an offset into b) has one. */
+static int
+mcp_get(const char *b, size_t len, size_t obj, const char *name,
+    size_t *val)
+{
+	size_t		 it = obj, k, v;
+
+	if (json_type(b, len, obj) != JSON_OBJECT)
+		return 0;
+	while (json_member_next(b, len, &it, &k, &v))
+		if (json_string_equal(b, len, k, name)) {
+			*val = v;
+			return 1;
+		}
+	return 0;
+}
+
+static int
+mcp_is(const char *b, size_t len, size_t v, const char *s,
+    enum json_type type)
+{
+	return json_type(b, len, v) == type && json_string_equal(b, len, v, s);
+}
+
+/* Responses and server messages may carry no member of their own. */
+static int
+mcp_only_members(const char *b, size_t len, size_t obj,
+    const char *const *names)
+{
+	size_t		 it = obj, k, v, i;
+
+	while (json_member_next(b, len, &it, &k, &v)) {
+		for (i = 0; names[i] != NULL; i++)
+			if (json_string_equal(b, len, k, names[i]))
+				break;
+		if (names[i] == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+mcp_is_integer(const char *p, size_t n)
+{
+	size_t		 i = 0;
+
+	if (n > 0 && p[0] == '-')
+		i++;
+	if (i == n)
+		return 0;
+	for (; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * Arguments are embedded in the request as given: one strict JSON object
+ * without a line break, which would end the message early.
+ */
+static int
+mcp_args_ok(const char *args, size_t len)
+{
+	struct json_limits	 jl;
+	const char		*why;
+
+	jl.max_bytes = MCP_REQUEST_BYTES;
+	jl.max_depth = MCP_JSON_DEPTH;
+	return len > 0 && memchr(args, '\n', len) == NULL &&
+	    memchr(args, '\r', len) == NULL &&
+	    json_validate(args, len, &jl, &why) == 0 &&
+	    json_type(args, len, json_skip_ws(args, len, 0)) == JSON_OBJECT;
+}
+
+static void
+mcp_req_open(struct mcp_client *c, struct mcp_buf *b, const char *method,
+    uint64_t *id)
+{
+	char		 num[MCP_ID_BYTES];
+	int		 n;
+
+	b->p = c->wbuf;
+	b->len = 0;
+	b->cap = MCP_REQUEST_BYTES;
+	b->over = 0;
+	*id = c->next_id++;
+	n = snprintf(num, sizeof(num), "%" PRIu64, *id);
+	if (n < 0 || (size_t)n >= sizeof(num)) {
+		b->over = 1;
+		return;
+	}
+	mcp_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	mcp_put(b, num, n);
+	mcp_puts(b, ",\"method\":\"");
+	mcp_puts(b, method);
+	mcp_puts(b, "\",\"params\":");
+}
+
+static enum mcp_error
+mcp_req_close(struct mcp_buf *b)
+{
+	mcp_puts(b, "}\n");
+	return b->over ? MCP_E_TOO_LARGE : MCP_OK;
+}
+
+static void
+mcp_put(struct mcp_buf *b, const char *s, size_t n)
+{
+	if (b->over || n > b->cap - b->len) {
+		b->over = 1;
+		return;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void
+mcp_puts(struct mcp_buf *b, const char *s)
+{
+	mcp_put(b, s, strlen(s));
+}

@@ -1,0 +1,156 @@
+/*
+ * The gateway's MCP client for one approved server over stdio (DESIGN 8,
+ * MCP 2025-06-18): initialize, notifications/initialized, tools/list with
+ * bounded pagination, tools/call.
+ *
+ * Every byte the server writes is untrusted.  Each line is bounded while it
+ * is still being read, checked by json_validate(), then read only through
+ * the json.h readers (one view of the bytes, no allocation per message),
+ * and refused with a fixed error code that never quotes it.  Nothing the server
+ * sends is executed or interpreted: notifications are counted and dropped,
+ * a ping is answered with an empty result, any other server request is
+ * refused.  The client neither logs nor signals; the caller does both, and
+ * must ignore (or catch, or block) SIGPIPE -- mcp_open() checks.
+ *
+ * Operations block in poll(2) until one deadline, shared by all the writes
+ * and reads of the operation, taken from the monotonic clock.  All the
+ * pages of one tools/list are one operation, with one deadline and one
+ * budget of MCP_NOTIFICATIONS interleaved messages (notifications and
+ * pings alike).  Any failure once bytes have gone out ends the session:
+ * later operations return the same code without touching the pipes.  Only
+ * refusals decided before sending (NOT_ALLOWED, ARGS, STATE, a request
+ * over MCP_REQUEST_BYTES), a JSON-RPC error answer to tools/call, and a
+ * result larger than the caller's buffer leave the session usable.  To run them
+ * from the event loop later, each operation becomes a small state machine
+ * (request bytes still to write, the read buffer, the expected id, the
+ * page and interleaved-message counts, the deadline) stepped by the read
+ * and write events and a timer, with the same checks; nothing here depends
+ * on blocking but the two poll loops in mcp_send() and mcp_readline().
+ */
+
+#ifndef CMCP_MCP_H
+#define CMCP_MCP_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cmcp.h"
+#include "sha256.h"
+
+#define MCP_PROTOCOL_VERSION	"2025-06-18"
+
+/* Bounds the configuration may choose within (cmcp-privsep.conf(5)). */
+#define MCP_TIMEOUT_MAX_MS	60000
+#define MCP_RESPONSE_MIN_BYTES	1024
+#define MCP_RESPONSE_MAX_BYTES	(1024 * 1024)
+#define MCP_TOOLS_MAX		256
+#define MCP_PAGES_MAX		64
+
+/* Fixed bounds of the client. */
+#define MCP_NAME_BYTES		64	/* a tool name with its NUL */
+#define MCP_CURSOR_BYTES	1024	/* a nextCursor as sent, quotes included */
+#define MCP_PEER_ID_BYTES	64	/* the id of a server request */
+#define MCP_JSON_DEPTH		64	/* nesting in any message */
+
+enum mcp_error {
+	MCP_OK = 0,
+	MCP_E_TIMEOUT,		/* the operation's deadline passed */
+	MCP_E_ID,		/* response id not the outstanding request's */
+	MCP_E_TOO_LARGE,	/* line, request or result over its bound */
+	MCP_E_SYNTAX,		/* not strict JSON */
+	MCP_E_PROTOCOL,		/* valid JSON, not a valid message here */
+	MCP_E_VERSION,		/* server protocol version not 2025-06-18 */
+	MCP_E_RPC_ERROR,	/* the server answered with a JSON-RPC error */
+	MCP_E_RESULT,		/* result missing or of the wrong shape */
+	MCP_E_TOOLS,		/* tool list malformed */
+	MCP_E_TOOL_COUNT,	/* more tools than the bound */
+	MCP_E_PAGES,		/* more tools/list pages than the bound */
+	MCP_E_CHANGED,		/* tool list changed or list_changed sent */
+	MCP_E_CLOSED,		/* the server closed its end */
+	MCP_E_NOTIFICATIONS,	/* too many interleaved messages */
+	MCP_E_SERVER_REQUEST,	/* server request other than ping */
+	MCP_E_NOT_ALLOWED,	/* tool not configured or not discovered */
+	MCP_E_ARGS,		/* arguments not one JSON object */
+	MCP_E_STATE,		/* operation out of order */
+	MCP_E_INVAL,		/* bad limits or descriptors */
+	MCP_E_SYSTEM,		/* a system call or allocation failed */
+	MCP_E_MAX
+};
+
+/* Zero in a field means the default from cmcp.h. */
+struct mcp_limits {
+	unsigned int	 timeout_ms;	/* per operation; MCP_TIMEOUT_MS */
+	size_t		 response_bytes; /* per line; MCP_RESPONSE_BYTES */
+	unsigned int	 tools;		/* in the whole list; MCP_TOOLS */
+	unsigned int	 pages;		/* of tools/list; MCP_LIST_PAGES */
+};
+
+struct mcp_tool {
+	char		 name[MCP_NAME_BYTES];
+	uint8_t		 digest[SHA256_DIGEST_BYTES];	/* its definition */
+};
+
+enum mcp_state {
+	MCP_ST_OPEN,		/* nothing sent */
+	MCP_ST_INITIALIZED,	/* handshake done */
+	MCP_ST_READY,		/* tool list pinned */
+	MCP_ST_DEAD		/* a fatal error happened */
+};
+
+struct mcp_client {
+	int		 wfd;		/* the server's stdin */
+	int		 rfd;		/* the server's stdout */
+	enum mcp_state	 state;
+	enum mcp_error	 fatal;		/* sticky once state is DEAD */
+	struct mcp_limits lim;
+	uint64_t	 next_id;
+
+	struct timespec	 deadline;	/* of the current operation */
+	unsigned int	 interleaved;	/* in the current operation */
+
+	char		*rbuf;		/* response_bytes + 1 */
+	size_t		 rlen;		/* bytes in rbuf */
+	size_t		 rscan;		/* of those, known to hold no '\n' */
+	size_t		 rskip;		/* the line handed out last */
+	char		*wbuf;		/* MCP_REQUEST_BYTES */
+	char		*cbuf;		/* a tool definition, canonical form */
+
+	struct mcp_tool	*tools;		/* pinned, sorted by name */
+	size_t		 ntools;
+	int		 pinned;	/* tools and pin are set */
+	struct mcp_tool	*scratch;	/* a list being read */
+	size_t		 nscratch;
+	uint8_t		 pin[SHA256_DIGEST_BYTES];
+	char		(*allow)[MCP_NAME_BYTES];	/* configured names */
+	size_t		 nallow;
+
+	/* Counts for the audit log; never contents. */
+	uint64_t	 notifications;
+	uint64_t	 pings;
+	uint64_t	 calls;
+};
+
+/* mcp_tool_state() flags. */
+#define MCP_TOOL_CONFIGURED	0x1
+#define MCP_TOOL_DISCOVERED	0x2
+#define MCP_TOOL_CALLABLE	(MCP_TOOL_CONFIGURED | MCP_TOOL_DISCOVERED)
+
+__BEGIN_DECLS
+enum mcp_error	 mcp_open(struct mcp_client *, int, int,
+		    const struct mcp_limits *);
+enum mcp_error	 mcp_allow(struct mcp_client *, const char *);
+enum mcp_error	 mcp_initialize(struct mcp_client *);
+enum mcp_error	 mcp_list_tools(struct mcp_client *);
+enum mcp_error	 mcp_call(struct mcp_client *, const char *, const char *,
+		    size_t, char *, size_t *, int *);
+void		 mcp_close(struct mcp_client *);
+
+const uint8_t	*mcp_tools_hash(const struct mcp_client *);
+int		 mcp_tool_state(const struct mcp_client *, const char *);
+const char	*mcp_strerror(enum mcp_error);
+__END_DECLS
+
+#endif /* CMCP_MCP_H */

@@ -1,0 +1,63 @@
+# Audit store, included by the top Makefile after its variables.
+#
+#   make audit-units     the store's ATF tests (regress/auditor)
+#   make audit-sanitize  the same under ASan+UBSan
+#   make bench-audit     durable appends/s, group commit, verify of 1M
+#                        records; figures in bench/results/audit.tsv
+
+AUDIT_SQLITE_CFLAGS!= pkg-config --cflags sqlite3 2>/dev/null
+AUDIT_SQLITE_LIBS!=  pkg-config --libs sqlite3 2>/dev/null
+AUDIT_CPPFLAGS=	$(CPPFLAGS) -Iauditor $(AUDIT_SQLITE_CFLAGS)
+
+AUDIT_HDRS=	auditor/auditdb.h common/sha256.h common/log.h common/cmcp.h
+AUDIT_SRCS=	auditor/auditdb.c common/sha256.c common/log.c
+
+AUDIT_UNIT_TESTS= regress/auditor/auditdb_test
+AUDIT_BENCH=	bench/audit
+
+# The top Makefile's targets pick these up.
+UNIT_TESTS+=	$(AUDIT_UNIT_TESTS)
+SANITIZE_EXTRA+= audit-sanitize
+CLEAN_EXTRA+=	audit-clean
+
+.PHONY: audit-units audit-sanitize bench-audit audit-clean
+
+audit-units: $(AUDIT_UNIT_TESTS)
+
+regress/auditor/auditdb_test: regress/auditor/auditdb_test.c $(AUDIT_SRCS) \
+    $(AUDIT_HDRS)
+	$(CC) $(AUDIT_CPPFLAGS) $(ATF_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+	    regress/auditor/auditdb_test.c $(AUDIT_SRCS) $(ATF_LIBS) \
+	    $(AUDIT_SQLITE_LIBS) $(LDLIBS)
+
+$(AUDIT_BENCH): bench/audit.c $(AUDIT_SRCS) $(AUDIT_HDRS)
+	$(CC) $(AUDIT_CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/audit.c \
+	    $(AUDIT_SRCS) $(AUDIT_SQLITE_LIBS) $(LDLIBS)
+
+# BENCH_DIR must be on the file system whose fsync is to be measured.
+# AUDIT_BENCH_FLAGS: -b records per group commit, -n records to verify,
+# -s seconds per append run.
+BENCH_DIR?=	$(CURDIR)/obj/bench
+AUDIT_BENCH_FLAGS?=
+bench-audit: $(AUDIT_BENCH)
+	BENCH_DIR=$(BENCH_DIR) bench/audit.sh $(AUDIT_BENCH) \
+	    bench/results/audit.tsv $(AUDIT_BENCH_FLAGS)
+
+audit-sanitize: regress/auditor/auditdb_test.c $(AUDIT_SRCS) $(AUDIT_HDRS)
+	@mkdir -p obj-san
+	$(CC) $(AUDIT_CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
+	    -o obj-san/auditdb_test regress/auditor/auditdb_test.c \
+	    $(AUDIT_SRCS) $(ATF_LIBS) $(AUDIT_SQLITE_LIBS) $(LDLIBS)
+	@t=$(CURDIR)/obj-san/auditdb_test; d=$$(mktemp -d); l=$$d.log; \
+	    cases=$$(ASAN_OPTIONS=detect_leaks=0 $$t -l | \
+	        sed -n 's/^ident: //p'); \
+	    [ -n "$$cases" ] || { echo "audit-sanitize: no case"; exit 1; }; \
+	    for c in $$cases; do rm -rf "$$d" && mkdir "$$d" && \
+	        (cd "$$d" && $$t $$c >"$$l" 2>&1) || { \
+	        echo "audit-sanitize: auditdb_test:$$c failed"; \
+	        cat "$$l"; rm -rf "$$d" "$$l"; exit 1; }; \
+	    done; rm -rf "$$d" "$$l"; \
+	    echo "audit-sanitize: auditdb_test passed under ASan+UBSan"
+
+audit-clean:
+	rm -f $(AUDIT_UNIT_TESTS) $(AUDIT_BENCH) obj-san/auditdb_test

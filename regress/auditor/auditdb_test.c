@@ -1,0 +1,913 @@
+/*
+ * Tests of the audit store: the chain verifies, and each kind of tampering
+ * done with the sqlite3 command line (which is what an intruder with the
+ * file has) is reported at the documented sequence number; the triggers
+ * refuse UPDATE and DELETE; a reopened store continues its chain; records
+ * with oversize or foreign names are refused.
+ */
+
+#include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "auditdb.h"
+#include "log.h"
+#include "sha256.h"
+
+#define DB		"audit.db"
+#define COPY		"tampered.db"
+#define NRECS		300
+#define VICTIM		137		/* the record the tests tamper with */
+#define OUT_BYTES	(64 * 1024)
+#define SQL_BYTES	(256 * 1024)	/* a script rewriting every record */
+
+static struct audit_record	 recs[NRECS];
+
+static const char *const reasons[] = { "", "rule_1", "ceiling", "budget" };
+static const char *const labels[] = { "", "public", "internal",
+    "confidential" };
+
+/* A record varied in every field; i is 0-based. */
+static void
+mkrec(struct audit_record *ar, int i)
+{
+	char	 buf[AUDIT_NAME_BYTES];
+	uint8_t	 d[AUDIT_DIGEST_BYTES];
+
+	audit_record_init(ar, 1 + i % (AUDIT_K_MAX - 1),
+	    1 + i % (AUDIT_D_MAX - 1));
+	snprintf(buf, sizeof(buf), "session-%02d", i / 50);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_SESSION, buf) == 0);
+	snprintf(buf, sizeof(buf), "read file %d", i % 7);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_OPERATION, buf) == 0);
+	snprintf(buf, sizeof(buf), "server.tool-%d", i % 5);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_TOOL, buf) == 0);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_REASON,
+	    reasons[i % nitems(reasons)]) == 0);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_LABEL_BEFORE,
+	    labels[i % nitems(labels)]) == 0);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_LABEL_AFTER,
+	    labels[(i + 1) % nitems(labels)]) == 0);
+	/* Every other record has both digests, VICTIM among them. */
+	if ((i - (VICTIM - 1)) % 2 != 0)
+		return;
+	snprintf(buf, sizeof(buf), "request %d", i);
+	sha256(buf, strlen(buf), d);
+	audit_record_digest(ar, AUDIT_HAS_REQUEST, d);
+	snprintf(buf, sizeof(buf), "response %d", i);
+	sha256(buf, strlen(buf), d);
+	audit_record_digest(ar, AUDIT_HAS_RESPONSE, d);
+}
+
+/* NRECS records into recs[] and path, single and in batches. */
+static void
+build(const char *path, struct audit_tip *tip)
+{
+	struct audit	*a;
+	int		 i, n;
+
+	ATF_REQUIRE((a = audit_open(path)) != NULL);
+	for (i = 0; i < NRECS; i++)
+		mkrec(&recs[i], i);
+	for (i = 0; i < NRECS; i += n) {
+		n = (i / 10) % 3 == 0 ? 10 : 1;
+		ATF_REQUIRE(audit_append_batch(a, &recs[i], n) == 0);
+	}
+	audit_tip(a, tip);
+	audit_close(a);
+	ATF_REQUIRE_EQ(tip->at_seq, NRECS);
+}
+
+static void
+copy(const char *from, const char *to)
+{
+	char	 buf[8192];
+	ssize_t	 n;
+	int	 in, out;
+
+	ATF_REQUIRE((in = open(from, O_RDONLY)) != -1);
+	ATF_REQUIRE((out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600)) !=
+	    -1);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ATF_REQUIRE(write(out, buf, n) == n);
+	ATF_REQUIRE(n == 0);
+	close(in);
+	close(out);
+	/* A reader of an earlier copy may have left these. */
+	snprintf(buf, sizeof(buf), "%s-wal", to);
+	unlink(buf);
+	snprintf(buf, sizeof(buf), "%s-shm", to);
+	unlink(buf);
+}
+
+/*
+ * Run the sqlite3 command line on path with one SQL string; return its
+ * exit status, or -1 if it did not exit.  Output goes to out if not NULL.
+ */
+static int
+sql(const char *path, const char *stmt, char *out, size_t outlen)
+{
+	char	 junk[512], *buf = out != NULL ? out : junk;
+	size_t	 cap = out != NULL ? outlen - 1 : sizeof(junk), got = 0;
+	pid_t	 pid;
+	ssize_t	 n;
+	int	 p[2], status;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		if (dup2(p[1], 1) == -1 || dup2(p[1], 2) == -1)
+			_exit(127);
+		close(p[0]);
+		execlp("sqlite3", "sqlite3", "-batch", path, stmt,
+		    (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf + got, cap - got)) > 0) {
+		if (out != NULL)
+			got += n;
+		ATF_REQUIRE_MSG(got < cap, "sqlite3 printed too much");
+	}
+	close(p[0]);
+	if (out != NULL)
+		out[got] = '\0';
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+static void
+expect_break(const char *path, const struct audit_tip *tip, uint64_t at,
+    const char *what)
+{
+	uint64_t	 bad, n;
+	int		 rc;
+
+	rc = audit_verify(path, tip, &bad, &n);
+	ATF_CHECK_EQ_MSG(rc, AUDIT_VERIFY_BROKEN, "%s: verify returned %d",
+	    what, rc);
+	ATF_CHECK_EQ_MSG(bad, at, "%s: first bad seq %llu, expected %llu",
+	    what, (unsigned long long)bad, (unsigned long long)at);
+	ATF_CHECK_EQ_MSG(n, at - 1, "%s: %llu records verified", what,
+	    (unsigned long long)n);
+}
+
+static void
+expect_intact(const char *path, const struct audit_tip *tip, uint64_t nrec)
+{
+	uint64_t	 bad, n;
+
+	ATF_CHECK_EQ(audit_verify(path, tip, &bad, &n), AUDIT_VERIFY_OK);
+	ATF_CHECK_EQ(bad, 0);
+	ATF_CHECK_EQ(n, nrec);
+}
+
+#define DROP_TRIGGERS	"DROP TRIGGER audit_records_no_update;" \
+			" DROP TRIGGER audit_records_no_delete; "
+
+static void
+tamper(const char *stmt)
+{
+	static char	 s[SQL_BYTES + 128];
+
+	copy(DB, COPY);
+	snprintf(s, sizeof(s), DROP_TRIGGERS "%s", stmt);
+	ATF_REQUIRE_EQ_MSG(sql(COPY, s, NULL, 0), 0, "sqlite3 failed: %s",
+	    stmt);
+}
+
+static void
+setup(void)
+{
+	log_init(LOG_TO_STDERR, 0, 0);
+}
+
+ATF_TC(verify_intact_chain_passes);
+ATF_TC_HEAD(verify_intact_chain_passes, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A chain of 300 records verifies, "
+	    "with and without its tip; the store is WAL and private");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(verify_intact_chain_passes, tc)
+{
+	struct audit_tip	 tip, zero;
+	struct stat		 sb;
+	char			 out[OUT_BYTES];
+	int			 i;
+
+	setup();
+	build(DB, &tip);
+	expect_intact(DB, NULL, NRECS);
+	expect_intact(DB, &tip, NRECS);
+	/* An earlier tip is a checkpoint: the chain may have grown since. */
+	memset(&zero, 0, sizeof(zero));
+	expect_intact(DB, &zero, NRECS);
+	zero.at_seq = 10;
+	memcpy(zero.at_hash, recs[9].ar_hash, sizeof(zero.at_hash));
+	expect_intact(DB, &zero, NRECS);
+
+	for (i = 0; i < NRECS; i++) {
+		ATF_CHECK_EQ(recs[i].ar_seq, (uint64_t)i + 1);
+		if (i > 0) {
+			ATF_CHECK(memcmp(recs[i].ar_prev, recs[i - 1].ar_hash,
+			    AUDIT_DIGEST_BYTES) == 0);
+			ATF_CHECK(recs[i].ar_time_ms >= recs[i - 1].ar_time_ms);
+		}
+	}
+	ATF_REQUIRE(stat(DB, &sb) == 0);
+	ATF_CHECK_EQ(sb.st_mode & 07777, 0600);
+	ATF_REQUIRE_EQ(sql(DB, "PRAGMA journal_mode", out, sizeof(out)), 0);
+	ATF_CHECK_STREQ(out, "wal\n");
+}
+
+/*
+ * Each field of one record changed to another value the schema accepts:
+ * the break is at exactly that record.  If the hash left out a field,
+ * the case for that field fails.
+ */
+ATF_TC(altered_field_detected_at_its_seq);
+ATF_TC_HEAD(altered_field_detected_at_its_seq, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Changing any one field of record "
+	    "137 (triggers dropped) breaks the chain at 137");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(altered_field_detected_at_its_seq, tc)
+{
+	static const char *const sets[] = {
+		"time = time + 1",
+		"session = session || 'x'",
+		"kind = CASE kind WHEN 'violation' THEN 'decision'"
+		    " ELSE 'violation' END",
+		"operation = operation || 'x'",
+		"tool = tool || 'x'",
+		"decision = CASE decision WHEN 'deny' THEN 'allow'"
+		    " ELSE 'deny' END",
+		"reason = reason || 'x'",
+		"label_before = label_before || 'x'",
+		"label_after = label_after || 'x'",
+		"request_sha256 = NULL",
+		"request_sha256 = hash",
+		"request_sha256 = upper(request_sha256)",
+		"response_sha256 = NULL",
+		"response_sha256 = hash",
+		"prev_hash = hash",
+		"hash = prev_hash",
+		"seq = 1000000",
+	};
+	struct audit_tip	 tip;
+	char			 s[256];
+	size_t			 i;
+
+	setup();
+	build(DB, &tip);
+	for (i = 0; i < nitems(sets); i++) {
+		snprintf(s, sizeof(s), "UPDATE audit_records SET %s"
+		    " WHERE seq = %d", sets[i], VICTIM);
+		tamper(s);
+		expect_break(COPY, NULL, VICTIM, sets[i]);
+	}
+	/* The ends of the chain too. */
+	tamper("UPDATE audit_records SET tool = 'x' WHERE seq = 1");
+	expect_break(COPY, NULL, 1, "first record");
+	tamper("UPDATE audit_records SET tool = 'x' WHERE seq = 300");
+	expect_break(COPY, NULL, NRECS, "last record");
+}
+
+ATF_TC(deleted_row_detected_at_its_seq);
+ATF_TC_HEAD(deleted_row_detected_at_its_seq, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A deleted record is reported at its "
+	    "own, now missing, seq");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(deleted_row_detected_at_its_seq, tc)
+{
+	struct audit_tip	 tip;
+
+	setup();
+	build(DB, &tip);
+	tamper("DELETE FROM audit_records WHERE seq = 137");
+	expect_break(COPY, NULL, VICTIM, "delete 137");
+	tamper("DELETE FROM audit_records WHERE seq = 1");
+	expect_break(COPY, NULL, 1, "delete 1");
+	tamper("DELETE FROM audit_records WHERE seq BETWEEN 137 AND 139");
+	expect_break(COPY, NULL, VICTIM, "delete 137-139");
+}
+
+ATF_TC(truncated_tail_detected_only_with_tip);
+ATF_TC_HEAD(truncated_tail_detected_only_with_tip, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Cutting off the last records is "
+	    "invisible to the chain alone and found with the tip");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(truncated_tail_detected_only_with_tip, tc)
+{
+	struct audit_tip	 tip, wrong;
+	char			 s[AUDIT_TIP_BYTES];
+
+	setup();
+	build(DB, &tip);
+	tamper("DELETE FROM audit_records WHERE seq > 290");
+	expect_intact(COPY, NULL, 290);
+	expect_break(COPY, &tip, 291, "tail cut at 290");
+
+	/* The same through the printed form of the tip. */
+	audit_tip_format(&tip, s, sizeof(s));
+	ATF_REQUIRE(audit_tip_parse(s, &wrong) == 0);
+	ATF_CHECK_EQ(wrong.at_seq, tip.at_seq);
+	ATF_CHECK(memcmp(wrong.at_hash, tip.at_hash, sizeof(tip.at_hash)) ==
+	    0);
+	expect_break(COPY, &wrong, 291, "parsed tip");
+
+	/* The last record dropped: only the tip knows it existed. */
+	tamper("DELETE FROM audit_records WHERE seq = 300");
+	expect_intact(COPY, NULL, 299);
+	expect_break(COPY, &tip, NRECS, "last record dropped");
+
+	/* Everything gone. */
+	tamper("DELETE FROM audit_records");
+	expect_intact(COPY, NULL, 0);
+	expect_break(COPY, &tip, 1, "all records dropped");
+
+	/* A tip from another chain: the intact database ends elsewhere. */
+	wrong = tip;
+	wrong.at_hash[0] ^= 1;
+	expect_break(DB, &wrong, NRECS, "foreign tip");
+}
+
+ATF_TC(reordered_rows_detected);
+ATF_TC_HEAD(reordered_rows_detected, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Two records exchanged are reported "
+	    "at the lower seq");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(reordered_rows_detected, tc)
+{
+	struct audit_tip	 tip;
+
+	setup();
+	build(DB, &tip);
+	tamper("UPDATE audit_records SET seq = 1000137 WHERE seq = 137;"
+	    " UPDATE audit_records SET seq = 137 WHERE seq = 138;"
+	    " UPDATE audit_records SET seq = 138 WHERE seq = 1000137");
+	expect_break(COPY, NULL, VICTIM, "137 and 138 exchanged");
+	tamper("UPDATE audit_records SET seq = 1000137 WHERE seq = 137;"
+	    " UPDATE audit_records SET seq = 137 WHERE seq = 250;"
+	    " UPDATE audit_records SET seq = 250 WHERE seq = 1000137");
+	expect_break(COPY, NULL, VICTIM, "137 and 250 exchanged");
+}
+
+/*
+ * SQL that rewrites records from index `from' to the end with hashes
+ * that match, linking the first of them to the record at index `to'
+ * (-1: the genesis), and renaming the operation of record `from'.
+ */
+static void
+relink(char *s, size_t len, int from, int to)
+{
+	struct audit_record	 ar;
+	char			 hex[AUDIT_HEX_BYTES], prev[AUDIT_HEX_BYTES];
+	uint8_t			 link[AUDIT_DIGEST_BYTES];
+	char			*p = s, *end = s + len;
+	int			 i;
+
+	memset(link, 0, sizeof(link));
+	if (to >= 0)
+		memcpy(link, recs[to].ar_hash, sizeof(link));
+	for (i = from; i < NRECS; i++) {
+		ar = recs[i];
+		if (i == from)
+			ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_OPERATION,
+			    "harmless") == 0);
+		memcpy(ar.ar_prev, link, sizeof(link));
+		audit_record_hash(&ar, ar.ar_hash);
+		memcpy(link, ar.ar_hash, sizeof(link));
+		sha256_hex(ar.ar_prev, prev);
+		sha256_hex(ar.ar_hash, hex);
+		p += snprintf(p, end - p, "UPDATE audit_records SET"
+		    " operation = '%s', prev_hash = '%s', hash = '%s'"
+		    " WHERE seq = %d;", ar.ar_operation, prev, hex, i + 1);
+		ATF_REQUIRE(p < end);
+	}
+}
+
+/*
+ * An intruder who knows the encoding rewrites records with matching
+ * hashes.  One record: the next one's link breaks.  The whole rest of
+ * the chain: only the tip finds it.  The rest of the chain relinked
+ * across a deleted record: the gap in seq finds it.
+ */
+ATF_TC(rewritten_records_detected);
+ATF_TC_HEAD(rewritten_records_detected, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A record rewritten with a recomputed "
+	    "hash breaks at the next seq; a rewritten tail needs the tip");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(rewritten_records_detected, tc)
+{
+	struct audit_record	 ar;
+	struct audit_tip	 tip;
+	char			 hex[AUDIT_HEX_BYTES];
+	static char		 s[SQL_BYTES];
+
+	setup();
+	build(DB, &tip);
+	ar = recs[VICTIM - 1];
+	ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_OPERATION, "harmless") == 0);
+	audit_record_hash(&ar, ar.ar_hash);
+	sha256_hex(ar.ar_hash, hex);
+	snprintf(s, sizeof(s), "UPDATE audit_records SET operation ="
+	    " 'harmless', hash = '%s' WHERE seq = %d", hex, VICTIM);
+	tamper(s);
+	expect_break(COPY, NULL, VICTIM + 1, "one record rewritten");
+
+	relink(s, sizeof(s), VICTIM - 1, VICTIM - 2);
+	tamper(s);
+	expect_intact(COPY, NULL, NRECS);
+	expect_break(COPY, &tip, NRECS, "tail rewritten");
+
+	relink(s, sizeof(s), 0, -1);
+	tamper(s);
+	expect_intact(COPY, NULL, NRECS);
+	expect_break(COPY, &tip, NRECS, "whole chain rewritten");
+
+	strlcpy(s, "DELETE FROM audit_records WHERE seq = 137;", sizeof(s));
+	relink(s + strlen(s), sizeof(s) - strlen(s), VICTIM, VICTIM - 2);
+	tamper(s);
+	expect_break(COPY, NULL, VICTIM, "tail relinked over a gap");
+}
+
+ATF_TC(triggers_refuse_update_and_delete);
+ATF_TC_HEAD(triggers_refuse_update_and_delete, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "UPDATE and DELETE through SQL fail "
+	    "and change nothing");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(triggers_refuse_update_and_delete, tc)
+{
+	struct audit_tip	 tip;
+	char			 before[OUT_BYTES], after[OUT_BYTES];
+	const char		*row = "SELECT * FROM audit_records"
+				    " WHERE seq = 137";
+	const char		*all = "SELECT count(*), sum(seq) FROM"
+				    " audit_records";
+
+	setup();
+	build(DB, &tip);
+	ATF_REQUIRE_EQ(sql(DB, row, before, sizeof(before)), 0);
+	ATF_REQUIRE(strlen(before) > 64);
+	ATF_CHECK(sql(DB, "UPDATE audit_records SET operation = 'x'"
+	    " WHERE seq = 137", NULL, 0) != 0);
+	ATF_CHECK(sql(DB, "UPDATE audit_records SET seq = seq + 1000",
+	    NULL, 0) != 0);
+	ATF_REQUIRE_EQ(sql(DB, row, after, sizeof(after)), 0);
+	ATF_CHECK_STREQ(before, after);
+
+	ATF_REQUIRE_EQ(sql(DB, all, before, sizeof(before)), 0);
+	ATF_CHECK_STREQ(before, "300|45150\n");
+	ATF_CHECK(sql(DB, "DELETE FROM audit_records WHERE seq = 137",
+	    NULL, 0) != 0);
+	ATF_CHECK(sql(DB, "DELETE FROM audit_records", NULL, 0) != 0);
+	ATF_REQUIRE_EQ(sql(DB, all, after, sizeof(after)), 0);
+	ATF_CHECK_STREQ(before, after);
+	expect_intact(DB, &tip, NRECS);
+}
+
+ATF_TC(reopen_continues_chain);
+ATF_TC_HEAD(reopen_continues_chain, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Closing and reopening the store "
+	    "continues the chain from its tip");
+}
+ATF_TC_BODY(reopen_continues_chain, tc)
+{
+	struct audit		*a;
+	struct audit_tip	 t1, t2;
+	int			 i;
+
+	setup();
+	for (i = 0; i < 100; i++)
+		mkrec(&recs[i], i);
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	audit_tip(a, &t1);
+	ATF_CHECK_EQ(t1.at_seq, 0);
+	for (i = 0; i < 50; i++)
+		ATF_REQUIRE(audit_append(a, &recs[i]) == 0);
+	audit_tip(a, &t1);
+	audit_close(a);
+
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	audit_tip(a, &t2);
+	ATF_CHECK_EQ(t2.at_seq, 50);
+	ATF_CHECK(memcmp(t1.at_hash, t2.at_hash, sizeof(t1.at_hash)) == 0);
+	ATF_REQUIRE(audit_append_batch(a, &recs[50], 50) == 0);
+	audit_tip(a, &t2);
+	audit_close(a);
+
+	ATF_CHECK_EQ(recs[50].ar_seq, 51);
+	ATF_CHECK(memcmp(recs[50].ar_prev, t1.at_hash, sizeof(t1.at_hash)) ==
+	    0);
+	ATF_CHECK(recs[50].ar_time_ms >= recs[49].ar_time_ms);
+	expect_intact(DB, &t1, 100);
+	expect_intact(DB, &t2, 100);
+}
+
+ATF_TC(verify_refused_while_store_open);
+ATF_TC_HEAD(verify_refused_while_store_open, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "While the store is open nobody "
+	    "else writes or reads it, even after a second open failed");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(verify_refused_while_store_open, tc)
+{
+	struct audit_record	 ar;
+	struct audit		*a;
+	uint64_t		 bad, n;
+
+	setup();
+	mkrec(&ar, 0);
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	ATF_REQUIRE(audit_append(a, &ar) == 0);
+	/*
+	 * The store's exclusive lock: no second writer, no reader of a
+	 * growing chain.  The failed open must not drop the lock (closing
+	 * any descriptor of the file drops a process's fcntl locks).
+	 */
+	ATF_CHECK(audit_open(DB) == NULL);
+	ATF_CHECK_EQ(audit_verify(DB, NULL, &bad, &n), -1);
+	ATF_CHECK_EQ(audit_show(DB, stdout, NULL, AUDIT_SHOW_TEXT), -1);
+	/* A fresh process sees only the kernel's locks, not SQLite's. */
+	ATF_CHECK_MSG(sql(DB, "SELECT count(*) FROM audit_records", NULL,
+	    0) != 0, "another process read the open store");
+	ATF_REQUIRE(audit_append(a, &ar) == 0);
+	audit_close(a);
+	expect_intact(DB, NULL, 2);
+}
+
+ATF_TC(reopen_refuses_broken_tip);
+ATF_TC_HEAD(reopen_refuses_broken_tip, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The store does not continue a chain "
+	    "whose last record does not verify");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(reopen_refuses_broken_tip, tc)
+{
+	struct audit_tip	 tip;
+	struct audit		*a;
+
+	setup();
+	build(DB, &tip);
+	tamper("UPDATE audit_records SET tool = 'x' WHERE seq = 300");
+	ATF_CHECK(audit_open(COPY) == NULL);
+	tamper("UPDATE audit_records SET tool = 'x' WHERE seq = 299");
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	audit_close(a);
+}
+
+ATF_TC(record_refuses_oversize_and_foreign_names);
+ATF_TC_HEAD(record_refuses_oversize_and_foreign_names, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Names over 63 bytes, with bytes "
+	    "outside the name alphabet, or unterminated are refused");
+}
+ATF_TC_BODY(record_refuses_oversize_and_foreign_names, tc)
+{
+	static const char *const bad_names[] = {
+		"a\"b", "a\\b", "a\nb", "a\tb", "\x7f", "caf\xc3\xa9",
+	};
+	static const char *const bad_codes[] = {
+		"Rule", "rule 3", "rule-3", "r\xc3\xa9",
+	};
+	struct audit_record	 ar, raw;
+	struct audit_tip	 tip;
+	struct audit		*a;
+	char			 name[256];
+	size_t			 i;
+	uint64_t		 bad, n;
+
+	setup();
+	mkrec(&ar, 1);
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ATF_CHECK(audit_record_set(&ar, AUDIT_F_OPERATION, name) == -1);
+	ATF_CHECK_STREQ(ar.ar_operation, "read file 1");
+	/* 64 bytes do not fit with the NUL; 63 do. */
+	name[AUDIT_NAME_BYTES] = '\0';
+	ATF_CHECK(audit_record_set(&ar, AUDIT_F_SESSION, name) == -1);
+	ATF_CHECK(audit_record_set(&ar, AUDIT_F_LABEL_AFTER, name) == -1);
+	ATF_CHECK_STREQ(ar.ar_label_after, "internal");
+	name[AUDIT_NAME_BYTES - 1] = '\0';
+	ATF_CHECK(audit_record_set(&ar, AUDIT_F_OPERATION, name) == 0);
+	ATF_CHECK_EQ(strlen(ar.ar_operation), AUDIT_NAME_BYTES - 1);
+	for (i = 0; i < nitems(bad_names); i++)
+		ATF_CHECK_MSG(audit_record_set(&ar, AUDIT_F_TOOL,
+		    bad_names[i]) == -1, "name %zu accepted", i);
+	for (i = 0; i < nitems(bad_codes); i++)
+		ATF_CHECK_MSG(audit_record_set(&ar, AUDIT_F_REASON,
+		    bad_codes[i]) == -1, "code %zu accepted", i);
+	ATF_CHECK(audit_record_set(&ar, AUDIT_F_REASON, "rule_3") == 0);
+	ATF_CHECK(audit_record_check(&ar) == 0);
+
+	/* Records as another process might send them. */
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	raw = ar;
+	memset(raw.ar_label_after, 'A', sizeof(raw.ar_label_after));
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	raw = ar;
+	raw.ar_session[0] = '\0';
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	raw = ar;
+	raw.ar_tool[3] = '\n';
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	raw = ar;
+	raw.ar_reason[0] = 'R';
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	raw = ar;
+	raw.ar_kind = 0;
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	raw.ar_kind = AUDIT_K_MAX;
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	raw = ar;
+	raw.ar_decision = AUDIT_D_MAX;
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	raw = ar;
+	raw.ar_flags |= 0x4;
+	ATF_CHECK(audit_append(a, &raw) == -1);
+	ATF_CHECK(audit_append_batch(a, &ar, 0) == -1);
+
+	/* One bad record refuses the whole batch. */
+	mkrec(&recs[0], 0);
+	recs[1] = ar;
+	memset(recs[1].ar_session, 'x', sizeof(recs[1].ar_session));
+	ATF_CHECK(audit_append_batch(a, recs, 2) == -1);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, 0);
+
+	/* Refusals do not stop the store. */
+	ATF_CHECK(audit_append(a, &ar) == 0);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, 1);
+	audit_close(a);
+	ATF_CHECK_EQ(audit_verify(DB, &tip, &bad, &n), AUDIT_VERIFY_OK);
+	ATF_CHECK_EQ(n, 1);
+}
+
+ATF_TC(every_kind_and_decision_stored);
+ATF_TC_HEAD(every_kind_and_decision_stored, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The schema accepts each kind and "
+	    "decision of the vocabulary; show prints them");
+}
+ATF_TC_BODY(every_kind_and_decision_stored, tc)
+{
+	struct audit_record	 ar;
+	struct audit		*a;
+	FILE			*fp;
+	char			 line[2048], want[128];
+	int			 k, d, n;
+
+	setup();
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	for (k = 1; k < AUDIT_K_MAX; k++)
+		for (d = 1; d < AUDIT_D_MAX; d++) {
+			audit_record_init(&ar, k, d);
+			ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_SESSION,
+			    k == AUDIT_K_DECISION ? "s2" : "s1") == 0);
+			ATF_REQUIRE_MSG(audit_append(a, &ar) == 0,
+			    "kind %s decision %s", audit_kind_name(k),
+			    audit_decision_name(d));
+		}
+	audit_close(a);
+	expect_intact(DB, NULL, (AUDIT_K_MAX - 1) * (AUDIT_D_MAX - 1));
+
+	ATF_REQUIRE((fp = fopen("show.json", "w+")) != NULL);
+	ATF_REQUIRE(audit_show(DB, fp, NULL, AUDIT_SHOW_JSON) == 0);
+	rewind(fp);
+	for (n = 0; fgets(line, sizeof(line), fp) != NULL; n++) {
+		k = 1 + n / (AUDIT_D_MAX - 1);
+		d = 1 + n % (AUDIT_D_MAX - 1);
+		snprintf(want, sizeof(want), "{\"seq\":%d,", n + 1);
+		ATF_CHECK(strncmp(line, want, strlen(want)) == 0);
+		snprintf(want, sizeof(want), "\"kind\":\"%s\",",
+		    audit_kind_name(k));
+		ATF_CHECK_MSG(strstr(line, want) != NULL, "%s", line);
+		snprintf(want, sizeof(want), "\"decision\":\"%s\",",
+		    audit_decision_name(d));
+		ATF_CHECK_MSG(strstr(line, want) != NULL, "%s", line);
+		ATF_CHECK(strstr(line, "\"request_sha256\":null,") != NULL);
+	}
+	ATF_CHECK_EQ(n, (AUDIT_K_MAX - 1) * (AUDIT_D_MAX - 1));
+	fclose(fp);
+
+	/* One session only, as text. */
+	ATF_REQUIRE((fp = fopen("show.txt", "w+")) != NULL);
+	ATF_REQUIRE(audit_show(DB, fp, "s2", AUDIT_SHOW_TEXT) == 0);
+	rewind(fp);
+	for (n = 0; fgets(line, sizeof(line), fp) != NULL; n++)
+		ATF_CHECK_MSG(strstr(line, "\ts2\tdecision\t-\t-\t") != NULL,
+		    "%s", line);
+	ATF_CHECK_EQ(n, AUDIT_D_MAX - 1);
+	fclose(fp);
+}
+
+/*
+ * The encoding written out here from the description in auditdb.c; the
+ * literal pins it, so a change to it is a deliberate format change.
+ */
+ATF_TC_WITHOUT_HEAD(hash_encoding_as_documented);
+ATF_TC_BODY(hash_encoding_as_documented, tc)
+{
+	static const char	 pinned[] = "1ddec0d00da0348bcc25144621441a32"
+				    "c6379097528a57f380c849b24a9b2ae9";
+	struct audit_record	 ar;
+	uint8_t			 enc[1024], *p = enc;
+	uint8_t			 want[AUDIT_DIGEST_BYTES];
+	uint8_t			 got[AUDIT_DIGEST_BYTES];
+	char			 hex[AUDIT_HEX_BYTES];
+	const char		*strs[] = { "sess-1", "call_result", "op",
+				    "srv.tool", "deny", "ceiling", "public",
+				    "" };
+	size_t			 i, len;
+	int			 j;
+
+#define PUT_LEN(l) do {							\
+	*p++ = (l) >> 24; *p++ = (l) >> 16; *p++ = (l) >> 8; *p++ = (l);	\
+} while (0)
+
+	audit_record_init(&ar, AUDIT_K_CALL_RESULT, AUDIT_D_DENY);
+	ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_SESSION, "sess-1") == 0);
+	ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_OPERATION, "op") == 0);
+	ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_TOOL, "srv.tool") == 0);
+	ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_REASON, "ceiling") == 0);
+	ATF_REQUIRE(audit_record_set(&ar, AUDIT_F_LABEL_BEFORE, "public") ==
+	    0);
+	memset(want, 0xab, sizeof(want));
+	audit_record_digest(&ar, AUDIT_HAS_RESPONSE, want);
+	ar.ar_seq = 0x0102030405060708ULL;
+	ar.ar_time_ms = 1764496800123LL;
+	memset(ar.ar_prev, 0x5a, sizeof(ar.ar_prev));
+	audit_record_hash(&ar, got);
+
+	PUT_LEN(20);
+	memcpy(p, "cmcp-privsep audit 1", 20);
+	p += 20;
+	PUT_LEN(8);
+	for (j = 56; j >= 0; j -= 8)
+		*p++ = ar.ar_seq >> j;
+	PUT_LEN(8);
+	for (j = 56; j >= 0; j -= 8)
+		*p++ = (uint64_t)ar.ar_time_ms >> j;
+	for (i = 0; i < nitems(strs); i++) {
+		len = strlen(strs[i]);
+		PUT_LEN(len);
+		memcpy(p, strs[i], len);
+		p += len;
+	}
+	PUT_LEN(0);		/* no request digest */
+	PUT_LEN(32);
+	memset(p, 0xab, 32);
+	p += 32;
+	PUT_LEN(32);
+	memset(p, 0x5a, 32);
+	p += 32;
+#undef PUT_LEN
+	sha256(enc, p - enc, want);
+	ATF_CHECK(memcmp(got, want, sizeof(got)) == 0);
+	sha256_hex(got, hex);
+	ATF_CHECK_STREQ(hex, pinned);
+}
+
+ATF_TC(open_refuses_foreign_database);
+ATF_TC_HEAD(open_refuses_foreign_database, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Another SQLite database is neither "
+	    "appended to nor verified");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(open_refuses_foreign_database, tc)
+{
+	uint64_t	 bad, n;
+
+	setup();
+	ATF_REQUIRE_EQ(sql("other.db", "CREATE TABLE t (x); INSERT INTO t"
+	    " VALUES (1)", NULL, 0), 0);
+	ATF_CHECK(audit_open("other.db") == NULL);
+	ATF_CHECK_EQ(audit_verify("other.db", NULL, &bad, &n), -1);
+	ATF_CHECK_EQ(audit_verify("missing.db", NULL, &bad, &n), -1);
+	ATF_REQUIRE(symlink("other.db", "link.db") == 0);
+	ATF_CHECK(audit_open("link.db") == NULL);
+}
+
+ATF_TC_WITHOUT_HEAD(tip_parse_refuses_malformed);
+ATF_TC_BODY(tip_parse_refuses_malformed, tc)
+{
+	static const char	 h[] = "00112233445566778899aabbccddeeff"
+				    "00112233445566778899aabbccddeeff";
+	static const char *const bad[] = {
+		"", ":", "12", "12:", ":00", "+1:%s", " 1:%s", "-1:%s",
+		"1:%s ", "1:%sff", "1 :%s", "99999999999999999999:%s",
+		"9223372036854775808:%s", "0:%s", "1:%.63s", "x:%s",
+	};
+	struct audit_tip	 tip;
+	char			 s[256];
+	size_t			 i;
+
+	for (i = 0; i < nitems(bad); i++) {
+		snprintf(s, sizeof(s), bad[i], h);
+		ATF_CHECK_MSG(audit_tip_parse(s, &tip) == -1, "accepted %s",
+		    s);
+	}
+	snprintf(s, sizeof(s), "1:%s", h);
+	s[2] = 'A';
+	ATF_CHECK(audit_tip_parse(s, &tip) == -1);
+	snprintf(s, sizeof(s), "9223372036854775807:%s", h);
+	ATF_CHECK(audit_tip_parse(s, &tip) == 0);
+	ATF_CHECK_EQ(tip.at_seq, 9223372036854775807ULL);
+	ATF_CHECK(audit_tip_parse("0:0000000000000000000000000000000000000000"
+	    "000000000000000000000000", &tip) == 0);
+	ATF_CHECK_EQ(tip.at_seq, 0);
+}
+
+/*
+ * A write that fails (here: the file size limit) leaves the store
+ * refusing every later append, even once writing would work again.
+ * The child makes no ATF calls; its exit status says how far it got.
+ */
+ATF_TC_WITHOUT_HEAD(append_failure_is_final);
+ATF_TC_BODY(append_failure_is_final, tc)
+{
+	struct audit_record	 ar;
+	struct rlimit		 rl;
+	struct audit		*a;
+	pid_t			 pid;
+	int			 i, status;
+
+	setup();
+	mkrec(&ar, 1);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR ||
+		    (a = audit_open(DB)) == NULL)
+			_exit(10);
+		if (getrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(11);
+		rl.rlim_cur = 64 * 1024;
+		if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(12);
+		for (i = 0; i < 100000; i++)
+			if (audit_append(a, &ar) == -1)
+				break;
+		if (i == 100000)
+			_exit(13);
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(14);
+		if (audit_append(a, &ar) == 0)
+			_exit(15);
+		_exit(0);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE(WIFEXITED(status));
+	ATF_CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, verify_intact_chain_passes);
+	ATF_TP_ADD_TC(tp, altered_field_detected_at_its_seq);
+	ATF_TP_ADD_TC(tp, deleted_row_detected_at_its_seq);
+	ATF_TP_ADD_TC(tp, truncated_tail_detected_only_with_tip);
+	ATF_TP_ADD_TC(tp, reordered_rows_detected);
+	ATF_TP_ADD_TC(tp, rewritten_records_detected);
+	ATF_TP_ADD_TC(tp, triggers_refuse_update_and_delete);
+	ATF_TP_ADD_TC(tp, reopen_continues_chain);
+	ATF_TP_ADD_TC(tp, verify_refused_while_store_open);
+	ATF_TP_ADD_TC(tp, reopen_refuses_broken_tip);
+	ATF_TP_ADD_TC(tp, record_refuses_oversize_and_foreign_names);
+	ATF_TP_ADD_TC(tp, every_kind_and_decision_stored);
+	ATF_TP_ADD_TC(tp, hash_encoding_as_documented);
+	ATF_TP_ADD_TC(tp, open_refuses_foreign_database);
+	ATF_TP_ADD_TC(tp, tip_parse_refuses_malformed);
+	ATF_TP_ADD_TC(tp, append_failure_is_final);
+	return (atf_no_error());
+}

@@ -1,0 +1,886 @@
+/*
+ * Tests of the strict JSON validator, the canonical encoder and the
+ * readers: each rule with documents it accepts and documents it refuses,
+ * the limits exactly at and one past their bound, and canonical forms.
+ */
+
+#include <sys/types.h>
+
+#include <atf-c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+#define DOC_BYTES	(256 * 1024)	/* largest document built here */
+
+static const struct json_limits	 lim32 = { 64 * 1024, 32 };
+
+static void
+check_n(const char *doc, size_t len, const struct json_limits *lim,
+    enum json_error want)
+{
+	enum json_error	 got;
+
+	got = json_check(doc, len, lim);
+	ATF_CHECK_MSG(got == want, "document %zu bytes \"%.60s\": got \"%s\", "
+	    "want \"%s\"", len, doc, json_strerror(got), json_strerror(want));
+}
+
+static void
+check(const char *doc, enum json_error want)
+{
+	check_n(doc, strlen(doc), &lim32, want);
+}
+
+static void
+accepts(const char *doc)
+{
+	check(doc, JSON_OK);
+}
+
+static void
+canon_is(const char *doc, const char *want)
+{
+	char		 out[1024], again[1024];
+	const char	*why = NULL;
+	size_t		 n, m;
+
+	if (json_canonical(doc, strlen(doc), &lim32, out, sizeof(out), &n,
+	    &why) == -1) {
+		atf_tc_fail_nonfatal("canonical of \"%s\" failed: %s", doc,
+		    why);
+		return;
+	}
+	ATF_CHECK_EQ_MSG(n, strlen(out), "length of \"%s\"", doc);
+	ATF_CHECK_MSG(strcmp(out, want) == 0, "canonical of \"%s\" is \"%s\", "
+	    "want \"%s\"", doc, out, want);
+	ATF_CHECK_MSG(n <= strlen(doc), "canonical of \"%s\" grew", doc);
+	/* The canonical form is its own canonical form. */
+	ATF_REQUIRE(json_canonical(out, n, &lim32, again, sizeof(again), &m,
+	    &why) == 0);
+	ATF_CHECK_MSG(m == n && memcmp(out, again, n) == 0,
+	    "canonical of \"%s\" is not a fixed point", doc);
+}
+
+/* n nested arrays around 0, written into buf (at least 2n + 2 bytes). */
+static size_t
+nest_arrays(char *buf, size_t n)
+{
+	size_t	 i, len = 0;
+
+	for (i = 0; i < n; i++)
+		buf[len++] = '[';
+	buf[len++] = '0';
+	for (i = 0; i < n; i++)
+		buf[len++] = ']';
+	buf[len] = '\0';
+	return len;
+}
+
+/* n members "k000".."k(n-1)", in reverse order of names, no braces. */
+static size_t
+wide_members(char *buf, size_t bufsz, size_t n)
+{
+	size_t	 len = 0, i;
+
+	for (i = n; i > 0; i--)
+		len += snprintf(buf + len, bufsz - len, "%s\"k%03zu\":%zu",
+		    i == n ? "" : ",", i - 1, i - 1);
+	ATF_REQUIRE(len < bufsz);
+	return len;
+}
+
+/* An object of the n members above, then one more member when given. */
+static size_t
+wide_object(char *buf, size_t bufsz, size_t n, const char *last)
+{
+	size_t	 len = 0;
+
+	len += snprintf(buf + len, bufsz - len, "{");
+	len += wide_members(buf + len, bufsz - len, n);
+	if (last != NULL)
+		len += snprintf(buf + len, bufsz - len, ",%s", last);
+	len += snprintf(buf + len, bufsz - len, "}");
+	ATF_REQUIRE(len < bufsz);
+	return len;
+}
+
+ATF_TC_WITHOUT_HEAD(scalars_at_top_level_accepted);
+ATF_TC_BODY(scalars_at_top_level_accepted, tc)
+{
+	accepts("0");
+	accepts("\"x\"");
+	accepts("true");
+	accepts("false");
+	accepts("null");
+	accepts(" \t\r\n1 \t\r\n");
+	accepts("{}");
+	accepts("[]");
+	accepts(" { } ");
+	accepts("[ ]");
+}
+
+ATF_TC_WITHOUT_HEAD(empty_or_blank_document_refused);
+ATF_TC_BODY(empty_or_blank_document_refused, tc)
+{
+	check("", JSON_ESYNTAX);
+	check(" ", JSON_ESYNTAX);
+	check("\r\n\t ", JSON_ESYNTAX);
+	/* Form feed and vertical tab are not JSON whitespace. */
+	check("\f1", JSON_ESYNTAX);
+	check("\v1", JSON_ESYNTAX);
+	check_n(NULL, 0, &lim32, JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(numbers_follow_rfc8259_grammar);
+ATF_TC_BODY(numbers_follow_rfc8259_grammar, tc)
+{
+	accepts("0");
+	accepts("-0");
+	accepts("12");
+	accepts("-12");
+	accepts("0.5");
+	accepts("-0.0e0");
+	accepts("1.25e10");
+	accepts("1E+2");
+	accepts("1e-2");
+	accepts("123456789012345678901234567890123456789012345678901234567890"
+	    "1234567890.5e999999");
+	accepts("[0,-0,1.5,2e3]");
+
+	check("-", JSON_ESYNTAX);
+	check("+1", JSON_ESYNTAX);
+	check(".5", JSON_ESYNTAX);
+	check("1.", JSON_ESYNTAX);
+	check("1.e2", JSON_ESYNTAX);
+	check("1e", JSON_ESYNTAX);
+	check("1e+", JSON_ESYNTAX);
+	check("-a", JSON_ESYNTAX);
+	check("--1", JSON_ESYNTAX);
+	check("NaN", JSON_ESYNTAX);
+	check("Infinity", JSON_ESYNTAX);
+	check("-Infinity", JSON_ESYNTAX);
+	check("[01]", JSON_ESYNTAX);
+	check("[-01]", JSON_ESYNTAX);
+	check("[0x10]", JSON_ESYNTAX);
+	check("[1.]", JSON_ESYNTAX);
+	check("[1_000]", JSON_ESYNTAX);
+	check("[1.5.2]", JSON_ESYNTAX);
+	check("[1e2e3]", JSON_ESYNTAX);
+	/* At the top level the number ends and the rest is extra. */
+	check("01", JSON_ETRAILING);
+	check("0x10", JSON_ETRAILING);
+}
+
+ATF_TC_WITHOUT_HEAD(literals_must_be_exact);
+ATF_TC_BODY(literals_must_be_exact, tc)
+{
+	accepts("[true,false,null]");
+	check("tru", JSON_ESYNTAX);
+	check("True", JSON_ESYNTAX);
+	check("NULL", JSON_ESYNTAX);
+	check("nul", JSON_ESYNTAX);
+	check("f", JSON_ESYNTAX);
+	check("[truex]", JSON_ESYNTAX);
+	check("[nulll]", JSON_ESYNTAX);
+	check("falsey", JSON_ETRAILING);
+	check("undefined", JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(every_escape_of_rfc8259_accepted);
+ATF_TC_BODY(every_escape_of_rfc8259_accepted, tc)
+{
+	accepts("\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t\"");
+	accepts("\"\\u0041\\u00e9\\u00E9\\uFFFF\\uffff\\u0001\"");
+	accepts("\"\\u2028\\u007f\"");
+}
+
+ATF_TC_WITHOUT_HEAD(invalid_escapes_refused);
+ATF_TC_BODY(invalid_escapes_refused, tc)
+{
+	check("\"\\a\"", JSON_ESYNTAX);
+	check("\"\\x41\"", JSON_ESYNTAX);
+	check("\"\\'\"", JSON_ESYNTAX);
+	check("\"\\U0041\"", JSON_ESYNTAX);
+	check("\"\\u12\"", JSON_ESYNTAX);
+	check("\"\\u12G4\"", JSON_ESYNTAX);
+	check("\"\\u\"", JSON_ESYNTAX);
+	check("\"\\", JSON_ESYNTAX);
+	check("\"\\\"", JSON_ESYNTAX);
+	check("\"abc", JSON_ESYNTAX);
+	check("\"\\u004", JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(raw_control_characters_in_strings_refused);
+ATF_TC_BODY(raw_control_characters_in_strings_refused, tc)
+{
+	check("\"a\x01z\"", JSON_ESYNTAX);
+	check("\"a\tz\"", JSON_ESYNTAX);
+	check("\"a\nz\"", JSON_ESYNTAX);
+	check("\"a\rz\"", JSON_ESYNTAX);
+	check("\"a\x1fz\"", JSON_ESYNTAX);
+	/* DEL is not a control character for JSON. */
+	accepts("\"a\x7fz\"");
+}
+
+ATF_TC_WITHOUT_HEAD(structural_errors_refused);
+ATF_TC_BODY(structural_errors_refused, tc)
+{
+	check("{", JSON_ESYNTAX);
+	check("[", JSON_ESYNTAX);
+	check("}", JSON_ESYNTAX);
+	check("]", JSON_ESYNTAX);
+	check("[1,]", JSON_ESYNTAX);
+	check("[,1]", JSON_ESYNTAX);
+	check("[,]", JSON_ESYNTAX);
+	check("[1 2]", JSON_ESYNTAX);
+	check("[1,,2]", JSON_ESYNTAX);
+	check("[1}", JSON_ESYNTAX);
+	check("{\"a\":1]", JSON_ESYNTAX);
+	check("{\"a\":1,}", JSON_ESYNTAX);
+	check("{,}", JSON_ESYNTAX);
+	check("{\"a\"}", JSON_ESYNTAX);
+	check("{\"a\":}", JSON_ESYNTAX);
+	check("{\"a\" 1}", JSON_ESYNTAX);
+	check("{\"a\"::1}", JSON_ESYNTAX);
+	check("{\"a\":1 \"b\":2}", JSON_ESYNTAX);
+	check("{a:1}", JSON_ESYNTAX);
+	check("{'a':1}", JSON_ESYNTAX);
+	check("{1:2}", JSON_ESYNTAX);
+	check("{null:2}", JSON_ESYNTAX);
+	check("{\"a\":1", JSON_ESYNTAX);
+	check("[[[]]", JSON_ESYNTAX);
+	check("[1/*c*/]", JSON_ESYNTAX);
+	/* A byte-order mark is not whitespace. */
+	check("\xef\xbb\xbf{}", JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(anything_after_the_value_is_trailing_data);
+ATF_TC_BODY(anything_after_the_value_is_trailing_data, tc)
+{
+	check("{}{}", JSON_ETRAILING);
+	check("{} {}", JSON_ETRAILING);
+	check("{\"a\":1}\n{\"a\":1}", JSON_ETRAILING);
+	check("{\"a\":1}garbage", JSON_ETRAILING);
+	check("[]]", JSON_ETRAILING);
+	check("{}}", JSON_ETRAILING);
+	check("1 2", JSON_ETRAILING);
+	check("\"a\"\"b\"", JSON_ETRAILING);
+	check("[1]//c", JSON_ETRAILING);
+	check("{},", JSON_ETRAILING);
+	accepts("{}  \r\n\t");
+}
+
+ATF_TC_WITHOUT_HEAD(well_formed_utf8_accepted);
+ATF_TC_BODY(well_formed_utf8_accepted, tc)
+{
+	accepts("\"\xc2\x80\"");		/* U+0080 */
+	accepts("\"\xc3\xa9\"");		/* U+00E9 */
+	accepts("\"\xdf\xbf\"");		/* U+07FF */
+	accepts("\"\xe0\xa0\x80\"");		/* U+0800 */
+	accepts("\"\xe2\x82\xac\"");		/* U+20AC */
+	accepts("\"\xed\x9f\xbf\"");		/* U+D7FF */
+	accepts("\"\xee\x80\x80\"");		/* U+E000 */
+	accepts("\"\xef\xbf\xbf\"");		/* U+FFFF */
+	accepts("\"\xf0\x90\x80\x80\"");	/* U+10000 */
+	accepts("\"\xf0\x9f\x98\x80\"");	/* U+1F600 */
+	accepts("\"\xf4\x8f\xbf\xbf\"");	/* U+10FFFF */
+	accepts("{\"\xc3\xa9\":\"\xe2\x82\xac\"}");
+}
+
+ATF_TC_WITHOUT_HEAD(overlong_utf8_refused);
+ATF_TC_BODY(overlong_utf8_refused, tc)
+{
+	check("\"\xc0\xaf\"", JSON_EUTF8);		/* "/" in two bytes */
+	check("\"\xc0\x80\"", JSON_EUTF8);		/* NUL in two bytes */
+	check("\"\xc1\xbf\"", JSON_EUTF8);
+	check("\"\xe0\x80\xaf\"", JSON_EUTF8);		/* "/" in three */
+	check("\"\xe0\x9f\xbf\"", JSON_EUTF8);		/* U+07FF in three */
+	check("\"\xf0\x80\x80\xaf\"", JSON_EUTF8);	/* "/" in four */
+	check("\"\xf0\x8f\xbf\xbf\"", JSON_EUTF8);	/* U+FFFF in four */
+}
+
+ATF_TC_WITHOUT_HEAD(utf8_encoded_surrogates_refused);
+ATF_TC_BODY(utf8_encoded_surrogates_refused, tc)
+{
+	check("\"\xed\xa0\x80\"", JSON_EUTF8);		/* U+D800 */
+	check("\"\xed\xaf\xbf\"", JSON_EUTF8);		/* U+DBFF */
+	check("\"\xed\xb0\x80\"", JSON_EUTF8);		/* U+DC00 */
+	check("\"\xed\xbf\xbf\"", JSON_EUTF8);		/* U+DFFF */
+	check("\"\xed\xa0\xbd\xed\xb8\x80\"", JSON_EUTF8); /* CESU-8 pair */
+}
+
+ATF_TC_WITHOUT_HEAD(utf8_above_u10ffff_refused);
+ATF_TC_BODY(utf8_above_u10ffff_refused, tc)
+{
+	check("\"\xf4\x90\x80\x80\"", JSON_EUTF8);	/* U+110000 */
+	check("\"\xf5\x80\x80\x80\"", JSON_EUTF8);
+	check("\"\xf7\xbf\xbf\xbf\"", JSON_EUTF8);
+	check("\"\xf8\x88\x80\x80\x80\"", JSON_EUTF8);
+	check("\"\xfc\x84\x80\x80\x80\x80\"", JSON_EUTF8);
+	check("\"\xfe\"", JSON_EUTF8);
+	check("\"\xff\"", JSON_EUTF8);
+}
+
+ATF_TC_WITHOUT_HEAD(truncated_or_stray_utf8_refused);
+ATF_TC_BODY(truncated_or_stray_utf8_refused, tc)
+{
+	check("\"\xc3\"", JSON_EUTF8);
+	check("\"\xe2\x82\"", JSON_EUTF8);
+	check("\"\xf0\x9f\x98\"", JSON_EUTF8);
+	check("\"\xf0\x9f\x98", JSON_EUTF8);		/* at the very end */
+	check("\"\xc3", JSON_EUTF8);
+	check("\"\xe2\x82x\"", JSON_EUTF8);
+	check("\"\x80\"", JSON_EUTF8);
+	check("\"\xbf\"", JSON_EUTF8);
+	check("\"\xc3\xa9\xa9\"", JSON_EUTF8);
+}
+
+ATF_TC_WITHOUT_HEAD(invalid_utf8_outside_strings_reported_as_utf8);
+ATF_TC_BODY(invalid_utf8_outside_strings_reported_as_utf8, tc)
+{
+	check("\xff", JSON_EUTF8);
+	check("[\xc3]", JSON_EUTF8);
+	check("{\"a\":1\x80}", JSON_EUTF8);
+	check("{\xc0\xaf:1}", JSON_EUTF8);
+	/* Well-formed but not JSON. */
+	check("[\xc3\xa9]", JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(escaped_surrogate_pairs_accepted);
+ATF_TC_BODY(escaped_surrogate_pairs_accepted, tc)
+{
+	accepts("\"\\uD83D\\uDE00\"");
+	accepts("\"\\ud800\\udc00\"");
+	accepts("\"\\uDBFF\\uDFFF\"");
+	accepts("\"a\\uD83D\\uDE00b\"");
+}
+
+ATF_TC_WITHOUT_HEAD(unpaired_escaped_surrogates_refused);
+ATF_TC_BODY(unpaired_escaped_surrogates_refused, tc)
+{
+	check("\"\\uD800\"", JSON_ESURROGATE);
+	check("\"\\uDBFF\"", JSON_ESURROGATE);
+	check("\"\\uDC00\"", JSON_ESURROGATE);
+	check("\"\\uDFFF\"", JSON_ESURROGATE);
+	check("\"\\uD800x\"", JSON_ESURROGATE);
+	check("\"\\uD800\\n\"", JSON_ESURROGATE);
+	check("\"\\uD800\\u0041\"", JSON_ESURROGATE);
+	check("\"\\uD800\\uD800\"", JSON_ESURROGATE);
+	check("\"\\uDE00\\uD83D\"", JSON_ESURROGATE);	/* reversed */
+	check("\"\\uD800\\uDBFF\"", JSON_ESURROGATE);
+	check("\"\\uD800", JSON_ESURROGATE);
+	check("\"\\uD800\\uZZZZ\"", JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(raw_nul_refused_anywhere);
+ATF_TC_BODY(raw_nul_refused_anywhere, tc)
+{
+	check_n("\0", 1, &lim32, JSON_ENUL);
+	check_n("[\0]", 3, &lim32, JSON_ENUL);
+	check_n("\"a\0b\"", 5, &lim32, JSON_ENUL);
+	check_n("{}\0", 3, &lim32, JSON_ENUL);
+	check_n("1\0", 2, &lim32, JSON_ENUL);
+	check_n("{\"a\0\":1}", 8, &lim32, JSON_ENUL);
+}
+
+ATF_TC_WITHOUT_HEAD(escaped_nul_refused);
+ATF_TC_BODY(escaped_nul_refused, tc)
+{
+	check("\"\\u0000\"", JSON_ENUL);
+	check("\"a\\u0000\"", JSON_ENUL);
+	check("{\"\\u0000\":1}", JSON_ENUL);
+	check("[\"ok\",\"\\u0000\"]", JSON_ENUL);
+	accepts("\"\\u0001\"");
+	accepts("\"\\u0100\"");
+}
+
+ATF_TC_WITHOUT_HEAD(duplicate_keys_refused);
+ATF_TC_BODY(duplicate_keys_refused, tc)
+{
+	check("{\"a\":1,\"a\":2}", JSON_EDUPKEY);
+	check("{\"a\":1,\"a\":1}", JSON_EDUPKEY);
+	check("{\"a\":1,\"b\":2,\"a\":3}", JSON_EDUPKEY);
+	check("{\"\":1,\"\":2}", JSON_EDUPKEY);
+	check("{\"x\":{\"a\":1,\"a\":1}}", JSON_EDUPKEY);
+	check("[{\"a\":1,\"a\":1}]", JSON_EDUPKEY);
+	check("{\"a\":{},\"a\":[]}", JSON_EDUPKEY);
+	check("{\"a\":{\"b\":{\"c\":1}},\"a\":0}", JSON_EDUPKEY);
+}
+
+ATF_TC_WITHOUT_HEAD(escaped_duplicate_keys_refused);
+ATF_TC_BODY(escaped_duplicate_keys_refused, tc)
+{
+	check("{\"a\":1,\"\\u0061\":2}", JSON_EDUPKEY);
+	check("{\"\\u0061\":1,\"a\":2}", JSON_EDUPKEY);
+	check("{\"\xc3\xa9\":1,\"\\u00e9\":2}", JSON_EDUPKEY);
+	check("{\"\\u00E9\":1,\"\\u00e9\":2}", JSON_EDUPKEY);
+	check("{\"/\":1,\"\\/\":2}", JSON_EDUPKEY);
+	check("{\"\xf0\x9f\x98\x80\":1,\"\\ud83d\\ude00\":2}", JSON_EDUPKEY);
+	check("{\"\\n\":1,\"\\u000a\":2}", JSON_EDUPKEY);
+}
+
+ATF_TC_WITHOUT_HEAD(distinct_or_separate_keys_accepted);
+ATF_TC_BODY(distinct_or_separate_keys_accepted, tc)
+{
+	accepts("{\"a\":1,\"A\":2}");
+	accepts("{\"a\":1,\"a \":2}");
+	accepts("{\"ab\":1,\"a\":2,\"\":3}");
+	accepts("{\"a\":{\"a\":1},\"b\":{\"a\":2}}");
+	accepts("{\"a\":1,\"b\":{\"a\":1}}");
+	accepts("[{\"a\":1},{\"a\":1}]");
+	accepts("{\"x\":{\"a\":1},\"y\":{\"a\":1}}");
+	/* Values are not names. */
+	accepts("{\"a\":\"a\",\"b\":\"a\"}");
+	/*
+	 * Two different names with the same hash in the validator's table
+	 * (FNV-1a over the code points): compared in full, not a duplicate.
+	 */
+	accepts("{\"chmxe\":1,\"edoda\":2}");
+	check("{\"chmxe\":1,\"edoda\":2,\"chmxe\":3}", JSON_EDUPKEY);
+	check("{\"chmxe\":1,\"edoda\":2,\"edoda\":3}", JSON_EDUPKEY);
+}
+
+ATF_TC_WITHOUT_HEAD(depth_at_limit_accepted_one_more_refused);
+ATF_TC_BODY(depth_at_limit_accepted_one_more_refused, tc)
+{
+	struct json_limits	 lim;
+	char			 buf[2 * (JSON_DEPTH_MAX + 1) + 2];
+	char			 obj[16 * (JSON_DEPTH_MAX + 1)];
+	size_t			 len, i;
+	int			 d;
+
+	lim.max_bytes = sizeof(obj);
+	for (d = 0; d <= JSON_DEPTH_MAX; d++) {
+		lim.max_depth = d;
+		len = nest_arrays(buf, (size_t)d);
+		check_n(buf, len, &lim, JSON_OK);
+		len = nest_arrays(buf, (size_t)d + 1);
+		check_n(buf, len, &lim, JSON_EDEPTH);
+	}
+
+	/* Objects count the same: {"a":{"a":...0...}} */
+	lim.max_depth = 32;
+	for (d = 32; d <= 33; d++) {
+		len = 0;
+		for (i = 0; i < (size_t)d; i++)
+			len += snprintf(obj + len, sizeof(obj) - len,
+			    "{\"a\":");
+		obj[len++] = '0';
+		for (i = 0; i < (size_t)d; i++)
+			obj[len++] = '}';
+		check_n(obj, len, &lim, d == 32 ? JSON_OK : JSON_EDEPTH);
+	}
+
+	/* Arrays and objects mixed, and empty containers count too. */
+	check_n("[{\"a\":[{}]}]", 12, &(struct json_limits){ 64, 4 }, JSON_OK);
+	check_n("[{\"a\":[{}]}]", 12, &(struct json_limits){ 64, 3 },
+	    JSON_EDEPTH);
+	check_n("7", 1, &(struct json_limits){ 64, 0 }, JSON_OK);
+	check_n("[]", 2, &(struct json_limits){ 64, 0 }, JSON_EDEPTH);
+}
+
+ATF_TC_WITHOUT_HEAD(nesting_far_past_limit_refused_without_recursion);
+ATF_TC_BODY(nesting_far_past_limit_refused_without_recursion, tc)
+{
+	struct json_limits	 lim = { DOC_BYTES, JSON_DEPTH_MAX };
+	char			*buf;
+	size_t			 len;
+
+	ATF_REQUIRE((buf = malloc(DOC_BYTES)) != NULL);
+	len = nest_arrays(buf, 1000);
+	check_n(buf, len, &lim, JSON_EDEPTH);
+	memset(buf, '[', DOC_BYTES);
+	check_n(buf, DOC_BYTES, &lim, JSON_EDEPTH);
+	memset(buf, '{', DOC_BYTES);
+	check_n(buf, DOC_BYTES, &lim, JSON_ESYNTAX);
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(size_at_limit_accepted_one_more_refused);
+ATF_TC_BODY(size_at_limit_accepted_one_more_refused, tc)
+{
+	struct json_limits	 lim = { 0, 8 };
+	char			 buf[64];
+
+	snprintf(buf, sizeof(buf), "{\"k\":\"0123456789\"}");
+	lim.max_bytes = strlen(buf);
+	check_n(buf, strlen(buf), &lim, JSON_OK);
+	strlcat(buf, " ", sizeof(buf));
+	check_n(buf, strlen(buf), &lim, JSON_ESIZE);
+	/* The size is checked before anything else. */
+	check_n("\0\0", 2, &(struct json_limits){ 1, 8 }, JSON_ESIZE);
+	check_n("", 0, &(struct json_limits){ 0, 8 }, JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(invalid_limits_refused);
+ATF_TC_BODY(invalid_limits_refused, tc)
+{
+	check_n("1", 1, NULL, JSON_ELIMITS);
+	check_n("1", 1, &(struct json_limits){ 8, -1 }, JSON_ELIMITS);
+	check_n("1", 1, &(struct json_limits){ 8, JSON_DEPTH_MAX + 1 },
+	    JSON_ELIMITS);
+	check_n("1", 1, &(struct json_limits){ 8, JSON_DEPTH_MAX }, JSON_OK);
+}
+
+ATF_TC_WITHOUT_HEAD(object_members_at_limit_accepted_one_more_refused);
+ATF_TC_BODY(object_members_at_limit_accepted_one_more_refused, tc)
+{
+	struct json_limits	 lim = { DOC_BYTES, 8 };
+	char			*buf;
+	size_t			 len;
+
+	ATF_REQUIRE((buf = malloc(DOC_BYTES)) != NULL);
+	len = wide_object(buf, DOC_BYTES, JSON_MEMBERS_MAX, NULL);
+	check_n(buf, len, &lim, JSON_OK);
+	len = wide_object(buf, DOC_BYTES, JSON_MEMBERS_MAX, "\"x\":0");
+	check_n(buf, len, &lim, JSON_EMEMBERS);
+	/* Arrays have no member table and no such bound. */
+	len = 0;
+	buf[len++] = '[';
+	while (len < 20000) {
+		buf[len++] = '0';
+		buf[len++] = ',';
+	}
+	buf[len++] = '0';
+	buf[len++] = ']';
+	check_n(buf, len, &lim, JSON_OK);
+	free(buf);
+}
+
+/*
+ * Objects nested in objects: the members of an object and of all around
+ * it must fit JSON_OPEN_MEMBERS_MAX, whether the inner object comes first
+ * or last; objects side by side do not add up.
+ */
+ATF_TC_WITHOUT_HEAD(members_of_enclosing_objects_bounded_together);
+ATF_TC_BODY(members_of_enclosing_objects_bounded_together, tc)
+{
+	struct json_limits	 lim = { DOC_BYTES, 16 };
+	char			*buf, *inner;
+	size_t			 len, i, levels;
+	int			 first;
+
+	ATF_REQUIRE((buf = malloc(DOC_BYTES)) != NULL);
+	ATF_REQUIRE((inner = malloc(DOC_BYTES)) != NULL);
+	for (first = 0; first <= 1; first++) {
+		for (levels = 1; levels <= 5; levels++) {
+			/* levels objects of 256 members each, nested. */
+			strlcpy(inner, "0", DOC_BYTES);
+			for (i = 0; i < levels; i++) {
+				len = snprintf(buf, DOC_BYTES, "{");
+				if (first)
+					len += snprintf(buf + len,
+					    DOC_BYTES - len, "\"in\":%s,",
+					    inner);
+				len += wide_members(buf + len, DOC_BYTES - len,
+				    JSON_MEMBERS_MAX - 1);
+				if (!first)
+					len += snprintf(buf + len,
+					    DOC_BYTES - len, ",\"in\":%s",
+					    inner);
+				len += snprintf(buf + len, DOC_BYTES - len,
+				    "}");
+				ATF_REQUIRE(len < DOC_BYTES / 2);
+				strlcpy(inner, buf, DOC_BYTES);
+			}
+			check_n(buf, len, &lim, levels * JSON_MEMBERS_MAX <=
+			    JSON_OPEN_MEMBERS_MAX ? JSON_OK : JSON_EMEMBERS);
+		}
+	}
+
+	/* Side by side: 16 full objects in an array. */
+	len = 0;
+	buf[len++] = '[';
+	for (i = 0; i < 16; i++) {
+		if (i > 0)
+			buf[len++] = ',';
+		len += wide_object(buf + len, DOC_BYTES - len,
+		    JSON_MEMBERS_MAX, NULL);
+	}
+	buf[len++] = ']';
+	check_n(buf, len, &lim, JSON_OK);
+	free(inner);
+	free(buf);
+}
+
+ATF_TC_WITHOUT_HEAD(reasons_are_fixed_strings);
+ATF_TC_BODY(reasons_are_fixed_strings, tc)
+{
+	static const struct {
+		const char	*doc;
+		const char	*why;
+	} cases[] = {
+		{ "{\"a\":1,\"a\":2}", "duplicate key" },
+		{ "\"\xc0\xaf\"", "invalid UTF-8" },
+		{ "\"\\ud800\"", "unpaired surrogate" },
+		{ "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[0"
+		    "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", "nesting too deep" },
+		{ "{} x", "trailing data" },
+		{ "{", "syntax error" },
+		{ "\"\\u0000\"", "NUL byte" },
+	};
+	const char	*why;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		why = "";
+		ATF_CHECK(json_validate(cases[i].doc, strlen(cases[i].doc),
+		    &lim32, &why) == -1);
+		ATF_CHECK_STREQ_MSG(why, cases[i].why, "%s", cases[i].doc);
+	}
+	why = "";
+	ATF_CHECK(json_validate("{}  ", 4, &(struct json_limits){ 3, 1 },
+	    &why) == -1);
+	ATF_CHECK_STREQ(why, "document too large");
+	why = "unchanged";
+	ATF_CHECK(json_validate("{}", 2, &lim32, &why) == 0);
+	ATF_CHECK_STREQ(why, "unchanged");
+	ATF_CHECK_STREQ(json_strerror(JSON_ERROR_MAX), "unknown error");
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_sorts_members_and_drops_whitespace);
+ATF_TC_BODY(canonical_sorts_members_and_drops_whitespace, tc)
+{
+	canon_is("{\"b\":1,\"a\":2}", "{\"a\":2,\"b\":1}");
+	canon_is(" { \"b\" : 1 ,\n\t\"a\" : [ 1 , 2 , { } , [ ] ] } ",
+	    "{\"a\":[1,2,{},[]],\"b\":1}");
+	canon_is("{\"c\":{\"z\":0,\"y\":[3,{\"k\":1,\"j\":2}]},\"b\":1}",
+	    "{\"b\":1,\"c\":{\"y\":[3,{\"j\":2,\"k\":1}],\"z\":0}}");
+	/* Array order is data and stays. */
+	canon_is("[3,1,2]", "[3,1,2]");
+	canon_is(" \"x\" ", "\"x\"");
+	canon_is(" null ", "null");
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_orders_names_by_utf8_bytes);
+ATF_TC_BODY(canonical_orders_names_by_utf8_bytes, tc)
+{
+	/*
+	 * "" < "Z" < "a" < "aa" < "z" < U+00E9 < U+FFFF < U+1F600: UTF-8
+	 * byte order, which is code point order (UTF-16 order, as in RFC
+	 * 8785, would put U+1F600 before U+FFFF).
+	 */
+	canon_is("{\"\xf0\x9f\x98\x80\":7,\"\\uffff\":6,\"\xc3\xa9\":5,"
+	    "\"z\":4,\"aa\":3,\"a\":2,\"Z\":1,\"\":0}",
+	    "{\"\":0,\"Z\":1,\"a\":2,\"aa\":3,\"z\":4,\"\xc3\xa9\":5,"
+	    "\"\xef\xbf\xbf\":6,\"\xf0\x9f\x98\x80\":7}");
+	/* Escaped names sort by what they unescape to. */
+	canon_is("{\"\\u0062\":1,\"a\":2,\"\\u0063\":3}",
+	    "{\"a\":2,\"b\":1,\"c\":3}");
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_escapes_strings_minimally);
+ATF_TC_BODY(canonical_escapes_strings_minimally, tc)
+{
+	canon_is("\"\\u0041\\/\\u00e9\\ud83d\\ude00\"",
+	    "\"A/\xc3\xa9\xf0\x9f\x98\x80\"");
+	canon_is("\"\\u0008\\u000C\\u000a\\u000D\\u0009\"",
+	    "\"\\b\\f\\n\\r\\t\"");
+	canon_is("\"\\b\\f\\n\\r\\t\"", "\"\\b\\f\\n\\r\\t\"");
+	canon_is("\"\\u001F\\u0001\\u0010\"", "\"\\u001f\\u0001\\u0010\"");
+	canon_is("\"\\u0022\\u005c\\\"\\\\\"", "\"\\\"\\\\\\\"\\\\\"");
+	canon_is("\"\\u007f\\u2028\x7f\"", "\"\x7f\xe2\x80\xa8\x7f\"");
+	canon_is("{\"\\u0041\\n\":\"\\u00e9\"}", "{\"A\\n\":\"\xc3\xa9\"}");
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_keeps_numbers_and_literals_as_written);
+ATF_TC_BODY(canonical_keeps_numbers_and_literals_as_written, tc)
+{
+	canon_is("[1.0, 1e2, -0, 1E+2, 0.10, 1e-0, 100]",
+	    "[1.0,1e2,-0,1E+2,0.10,1e-0,100]");
+	canon_is("[true , false , null]", "[true,false,null]");
+	canon_is("-12.5e+300", "-12.5e+300");
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_sorts_a_full_object);
+ATF_TC_BODY(canonical_sorts_a_full_object, tc)
+{
+	struct json_limits	 lim = { DOC_BYTES, 8 };
+	char			*in, *out, name[8];
+	size_t			 len, n, it, k, v, i;
+
+	ATF_REQUIRE((in = malloc(DOC_BYTES)) != NULL);
+	ATF_REQUIRE((out = malloc(DOC_BYTES)) != NULL);
+	len = wide_object(in, DOC_BYTES, JSON_MEMBERS_MAX, NULL);
+	ATF_REQUIRE(json_canonical(in, len, &lim, out, DOC_BYTES, &n,
+	    NULL) == 0);
+	ATF_CHECK_EQ(n, len);
+	it = 0;
+	for (i = 0; json_member_next(out, n, &it, &k, &v); i++) {
+		snprintf(name, sizeof(name), "k%03zu", i);
+		ATF_CHECK_MSG(json_string_equal(out, n, k, name),
+		    "member %zu out of order", i);
+	}
+	ATF_CHECK_EQ(i, JSON_MEMBERS_MAX);
+	free(out);
+	free(in);
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_refuses_invalid_input_and_small_output);
+ATF_TC_BODY(canonical_refuses_invalid_input_and_small_output, tc)
+{
+	const char	*doc = "{ \"b\" : 1, \"a\" : 2 }";
+	const char	*why;
+	char		 out[64];
+	size_t		 n, want = strlen("{\"a\":2,\"b\":1}");
+
+	why = "";
+	ATF_CHECK(json_canonical("{\"a\":1,\"a\":2}", 13, &lim32, out,
+	    sizeof(out), &n, &why) == -1);
+	ATF_CHECK_STREQ(why, "duplicate key");
+	why = "";
+	ATF_CHECK(json_canonical("[1,]", 4, &lim32, out, sizeof(out), &n,
+	    &why) == -1);
+	ATF_CHECK_STREQ(why, "syntax error");
+
+	/* Exactly the bytes and the NUL fit; one less does not. */
+	ATF_CHECK(json_canonical(doc, strlen(doc), &lim32, out, want + 1, &n,
+	    &why) == 0);
+	ATF_CHECK_EQ(n, want);
+	ATF_CHECK_STREQ(out, "{\"a\":2,\"b\":1}");
+	why = "";
+	ATF_CHECK(json_canonical(doc, strlen(doc), &lim32, out, want, &n,
+	    &why) == -1);
+	ATF_CHECK_STREQ(why, "output too large");
+	ATF_CHECK(json_canonical(doc, strlen(doc), &lim32, out, 0, &n,
+	    &why) == -1);
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_handles_maximum_depth);
+ATF_TC_BODY(canonical_handles_maximum_depth, tc)
+{
+	struct json_limits	 lim = { 4096, JSON_DEPTH_MAX };
+	char			 in[4096], out[4096];
+	size_t			 len, n, i;
+
+	len = 0;
+	for (i = 0; i < JSON_DEPTH_MAX; i++)
+		len += snprintf(in + len, sizeof(in) - len,
+		    i % 2 ? "[ " : "{ \"b\":0, \"a\" : ");
+	in[len++] = '1';
+	for (i = JSON_DEPTH_MAX; i > 0; i--)
+		in[len++] = (i - 1) % 2 ? ']' : '}';
+	ATF_REQUIRE(json_canonical(in, len, &lim, out, sizeof(out), &n,
+	    NULL) == 0);
+	ATF_CHECK(n < len);
+	ATF_CHECK(strncmp(out, "{\"a\":[{\"a\":[", 12) == 0);
+	ATF_CHECK(json_check(out, n, &lim) == JSON_OK);
+}
+
+ATF_TC_WITHOUT_HEAD(readers_walk_a_validated_document);
+ATF_TC_BODY(readers_walk_a_validated_document, tc)
+{
+	const char	*doc = " { \"op\" : \"r\\u00e9ad\" , \"n\" : -1.5e3 ,"
+	    " \"l\" : [ 1 , \"]\" , { \"x\" : [ ] } ] , \"t\":true } ";
+	size_t		 len = strlen(doc), it, k, v, e, n;
+	char		 s[8];
+	int		 i;
+
+	ATF_REQUIRE(json_check(doc, len, &lim32) == JSON_OK);
+	it = json_skip_ws(doc, len, 0);
+	ATF_CHECK_EQ(json_type(doc, len, it), JSON_OBJECT);
+	ATF_CHECK_EQ(json_value_end(doc, len, it), len - 1);
+
+	ATF_REQUIRE(json_member_next(doc, len, &it, &k, &v));
+	ATF_CHECK(json_string_equal(doc, len, k, "op"));
+	ATF_CHECK(!json_string_equal(doc, len, k, "o"));
+	ATF_CHECK(!json_string_equal(doc, len, k, "opx"));
+	ATF_CHECK_EQ(json_type(doc, len, v), JSON_STRING);
+	ATF_CHECK(json_string_equal(doc, len, v, "r\xc3\xa9" "ad"));
+	ATF_CHECK(json_string_copy(doc, len, v, s, sizeof(s), &n) == 0);
+	ATF_CHECK_EQ(n, 5);
+	ATF_CHECK_STREQ(s, "r\xc3\xa9" "ad");
+	/* Five bytes and the NUL: six fit, five do not. */
+	ATF_CHECK(json_string_copy(doc, len, v, s, 6, &n) == 0);
+	ATF_CHECK(json_string_copy(doc, len, v, s, 5, &n) == -1);
+
+	ATF_REQUIRE(json_member_next(doc, len, &it, &k, &v));
+	ATF_CHECK(json_string_equal(doc, len, k, "n"));
+	ATF_CHECK_EQ(json_type(doc, len, v), JSON_NUMBER);
+	ATF_CHECK_EQ(json_value_end(doc, len, v) - v, 6);
+
+	ATF_REQUIRE(json_member_next(doc, len, &it, &k, &v));
+	ATF_CHECK(json_string_equal(doc, len, k, "l"));
+	ATF_CHECK_EQ(json_type(doc, len, v), JSON_ARRAY);
+	e = v;
+	ATF_REQUIRE(json_element_next(doc, len, &e, &n));
+	ATF_CHECK_EQ(json_type(doc, len, n), JSON_NUMBER);
+	ATF_REQUIRE(json_element_next(doc, len, &e, &n));
+	ATF_CHECK(json_string_equal(doc, len, n, "]"));
+	ATF_REQUIRE(json_element_next(doc, len, &e, &n));
+	ATF_CHECK_EQ(json_type(doc, len, n), JSON_OBJECT);
+	ATF_CHECK(!json_element_next(doc, len, &e, &n));
+
+	ATF_REQUIRE(json_member_next(doc, len, &it, &k, &v));
+	ATF_CHECK_EQ(json_type(doc, len, v), JSON_TRUE);
+	ATF_CHECK(!json_member_next(doc, len, &it, &k, &v));
+	ATF_CHECK(!json_member_next(doc, len, &it, &k, &v));
+
+	/* A quote behind an even run of backslashes ends a string. */
+	doc = "[\"a\\\\\",\"b\\\"c\\\\\\\"\",\"\\\\\\\\\"]";
+	len = strlen(doc);
+	ATF_REQUIRE(json_check(doc, len, &lim32) == JSON_OK);
+	e = 0;
+	for (i = 0; json_element_next(doc, len, &e, &n); i++)
+		ATF_CHECK_EQ(json_type(doc, len, n), JSON_STRING);
+	ATF_CHECK_EQ(i, 3);
+	ATF_CHECK_EQ(json_value_end(doc, len, 1), 6);
+
+	/* Readers stay in bounds on bytes that were never validated. */
+	for (i = 0; i < 2; i++) {
+		it = 0;
+		while (json_member_next("{\"a", 3, &it, &k, &v))
+			;
+		it = 0;
+		while (json_element_next("[[\"", 3, &it, &v))
+			;
+	}
+	ATF_CHECK_EQ(json_value_end("[\"\\", 3, 0), 3);
+	ATF_CHECK_EQ(json_type("x", 1, 0), JSON_INVALID);
+	ATF_CHECK_EQ(json_type("x", 1, 1), JSON_INVALID);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, scalars_at_top_level_accepted);
+	ATF_TP_ADD_TC(tp, empty_or_blank_document_refused);
+	ATF_TP_ADD_TC(tp, numbers_follow_rfc8259_grammar);
+	ATF_TP_ADD_TC(tp, literals_must_be_exact);
+	ATF_TP_ADD_TC(tp, every_escape_of_rfc8259_accepted);
+	ATF_TP_ADD_TC(tp, invalid_escapes_refused);
+	ATF_TP_ADD_TC(tp, raw_control_characters_in_strings_refused);
+	ATF_TP_ADD_TC(tp, structural_errors_refused);
+	ATF_TP_ADD_TC(tp, anything_after_the_value_is_trailing_data);
+	ATF_TP_ADD_TC(tp, well_formed_utf8_accepted);
+	ATF_TP_ADD_TC(tp, overlong_utf8_refused);
+	ATF_TP_ADD_TC(tp, utf8_encoded_surrogates_refused);
+	ATF_TP_ADD_TC(tp, utf8_above_u10ffff_refused);
+	ATF_TP_ADD_TC(tp, truncated_or_stray_utf8_refused);
+	ATF_TP_ADD_TC(tp, invalid_utf8_outside_strings_reported_as_utf8);
+	ATF_TP_ADD_TC(tp, escaped_surrogate_pairs_accepted);
+	ATF_TP_ADD_TC(tp, unpaired_escaped_surrogates_refused);
+	ATF_TP_ADD_TC(tp, raw_nul_refused_anywhere);
+	ATF_TP_ADD_TC(tp, escaped_nul_refused);
+	ATF_TP_ADD_TC(tp, duplicate_keys_refused);
+	ATF_TP_ADD_TC(tp, escaped_duplicate_keys_refused);
+	ATF_TP_ADD_TC(tp, distinct_or_separate_keys_accepted);
+	ATF_TP_ADD_TC(tp, depth_at_limit_accepted_one_more_refused);
+	ATF_TP_ADD_TC(tp, nesting_far_past_limit_refused_without_recursion);
+	ATF_TP_ADD_TC(tp, size_at_limit_accepted_one_more_refused);
+	ATF_TP_ADD_TC(tp, invalid_limits_refused);
+	ATF_TP_ADD_TC(tp, object_members_at_limit_accepted_one_more_refused);
+	ATF_TP_ADD_TC(tp, members_of_enclosing_objects_bounded_together);
+	ATF_TP_ADD_TC(tp, reasons_are_fixed_strings);
+	ATF_TP_ADD_TC(tp, canonical_sorts_members_and_drops_whitespace);
+	ATF_TP_ADD_TC(tp, canonical_orders_names_by_utf8_bytes);
+	ATF_TP_ADD_TC(tp, canonical_escapes_strings_minimally);
+	ATF_TP_ADD_TC(tp, canonical_keeps_numbers_and_literals_as_written);
+	ATF_TP_ADD_TC(tp, canonical_sorts_a_full_object);
+	ATF_TP_ADD_TC(tp, canonical_refuses_invalid_input_and_small_output);
+	ATF_TP_ADD_TC(tp, canonical_handles_maximum_depth);
+	ATF_TP_ADD_TC(tp, readers_walk_a_validated_document);
+	return atf_no_error();
+}

@@ -49,7 +49,6 @@ priv_check_dir(const char *path, uid_t owner, mode_t forbidden)
 void
 priv_drop(enum cmcp_proc id, const struct ctl_init *ci)
 {
-	struct rlimit	 rl;
 	gid_t		 groups[2], rgid, egid, sgid;
 	uid_t		 ruid, euid, suid;
 	int		 ngroups, bad;
@@ -99,11 +98,20 @@ priv_drop(enum cmcp_proc id, const struct ctl_init *ci)
 	    (ngroups == 1 && groups[0] != ci->ci_sgid))
 		fatalx("supplementary groups differ from the ones set");
 
+	priv_nodump();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fatal("prctl PR_SET_NO_NEW_PRIVS");
+}
+
+/* No core file and no ptrace by the same uid: memory stays in here. */
+void
+priv_nodump(void)
+{
+	struct rlimit	 rl;
+
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
 		fatal("prctl PR_SET_DUMPABLE");
 	rl.rlim_cur = rl.rlim_max = 0;
 	if (setrlimit(RLIMIT_CORE, &rl) == -1)
 		fatal("setrlimit RLIMIT_CORE");
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
-		fatal("prctl PR_SET_NO_NEW_PRIVS");
 }

@@ -610,17 +610,26 @@ void
 proc_probe(struct imsg *imsg)
 {
 	struct ctl_probe	 cp;
+
+	if (imsg_get_data(imsg, &cp, sizeof(cp)) == -1 ||
+	    proc_probe_name(cp.cp_attempt) == NULL)
+		fatalx("channel parent: bad probe");
+	proc_probe_run(cp.cp_attempt, cp.cp_sibling);
+}
+
+/* The attempt itself, also made by the parent against a child. */
+void
+proc_probe_run(int attempt, pid_t sibling)
+{
 	char			*argv[] = { CMCP_NAME, NULL };
 	char			*envp[] = { NULL };
 	const char		*name, *ename;
 	int			 peer, r = -1;
 
-	if (imsg_get_data(imsg, &cp, sizeof(cp)) == -1 ||
-	    (name = proc_probe_name(cp.cp_attempt)) == NULL)
-		fatalx("channel parent: bad probe");
-
+	if ((name = proc_probe_name(attempt)) == NULL)
+		fatalx("bad probe");
 	errno = 0;
-	switch (cp.cp_attempt) {
+	switch (attempt) {
 	case PROBE_OPEN:
 		if ((r = open("/", O_RDONLY)) != -1 && close(r) == -1)
 			fatal("close");
@@ -634,10 +643,11 @@ proc_probe(struct imsg *imsg)
 		r = execve("/proc/self/exe", argv, envp);
 		break;
 	case PROBE_KILL:
-		r = kill(cp.cp_sibling, SIGTERM);
+		r = kill(sibling, SIGTERM);
 		break;
 	case PROBE_PTRACE:
-		r = ptrace(PTRACE_ATTACH, cp.cp_sibling, NULL, NULL);
+		/* SEIZE: succeeding must not stop the sibling. */
+		r = ptrace(PTRACE_SEIZE, sibling, NULL, NULL);
 		break;
 	case PROBE_BADMSG:
 		/* A type no channel accepts, on every channel we have. */

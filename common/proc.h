@@ -48,11 +48,13 @@ __dead void	 proc_shutdown(void);
 const char	*proc_probe_name(int);
 int		 proc_probe_byname(const char *);
 void		 proc_probe(struct imsg *);
+void		 proc_probe_run(int, pid_t);
 #endif
 
 /* privdrop.c */
 int		 priv_check_dir(const char *, uid_t, mode_t);
 void		 priv_drop(enum cmcp_proc, const struct ctl_init *);
+void		 priv_nodump(void);
 
 /* preflight.c */
 int		 preflight_core_pattern(const char *);

@@ -66,6 +66,28 @@ sandbox_apply(const struct ctl_init *ci, const struct sandbox_rule *rules,
 	seccomp_release(ctx);
 }
 
+/*
+ * The parent's coarse filter: everything is allowed but the table, whose
+ * entries kill.  It is inherited by whatever the parent starts later.
+ */
+void
+sandbox_apply_coarse(const struct sandbox_rule *rules, size_t nrules)
+{
+	scmp_filter_ctx	 ctx;
+	size_t		 i;
+	int		 r;
+
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		fatalx("seccomp_init failed");
+	for (i = 0; i < nrules; i++)
+		sandbox_add(ctx, &rules[i]);
+	if ((r = seccomp_load(ctx)) < 0) {
+		errno = -r;
+		fatal("seccomp_load");
+	}
+	seccomp_release(ctx);
+}
+
 static void
 sandbox_add(scmp_filter_ctx ctx, const struct sandbox_rule *sr)
 {
@@ -78,6 +100,9 @@ sandbox_add(scmp_filter_ctx ctx, const struct sandbox_rule *sr)
 	case SANDBOX_EACCES:
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), sr->sr_nr,
 		    0);
+		break;
+	case SANDBOX_KILL:
+		r = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, sr->sr_nr, 0);
 		break;
 	}
 	if (r < 0) {

@@ -1,7 +1,8 @@
 /*
- * The seccomp sandbox: each process declares one table of the system
- * calls it may make on top of the shared baseline; everything else kills
- * the process.
+ * The seccomp sandbox: each child declares one table of the system calls
+ * it may make on top of the shared baseline; everything else kills the
+ * process.  The parent, which must go on forking and executing, declares
+ * the reverse: a coarse table of what kills it.
  */
 
 #ifndef CMCP_SANDBOX_H
@@ -14,6 +15,7 @@
 enum sandbox_action {
 	SANDBOX_ALLOW,
 	SANDBOX_EACCES,		/* fails with EACCES, so libc copes */
+	SANDBOX_KILL,		/* in a coarse table: kills the process */
 };
 
 struct sandbox_rule {
@@ -24,10 +26,12 @@ struct sandbox_rule {
 
 #define SB_ALLOW(name)	{ #name, SCMP_SYS(name), SANDBOX_ALLOW }
 #define SB_EACCES(name)	{ #name, SCMP_SYS(name), SANDBOX_EACCES }
+#define SB_KILL(name)	{ #name, SCMP_SYS(name), SANDBOX_KILL }
 
 __BEGIN_DECLS
 void	 sandbox_apply(const struct ctl_init *, const struct sandbox_rule *,
 	    size_t);
+void	 sandbox_apply_coarse(const struct sandbox_rule *, size_t);
 __END_DECLS
 
 #endif /* CMCP_SANDBOX_H */

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "log.h"
 #include "proc.h"
+#include "sandbox.h"
 
 #ifdef CMCP_TEST
 #define PARENT_OPTS	"+df:nP:vX:"
@@ -44,6 +45,47 @@ struct parent_child {
 	pid_t		 pc_pid;
 	int		 pc_alive;
 	int		 pc_ready;
+};
+
+/*
+ * The parent's coarse filter, loaded once the children run: it must keep
+ * forking, executing and signalling, so it lists what kills it instead --
+ * reading or writing other processes' memory and changing the kernel,
+ * its mounts, modules, keys or clock.
+ */
+static const struct sandbox_rule parent_sandbox[] = {
+	SB_KILL(ptrace),
+	SB_KILL(process_vm_readv),
+	SB_KILL(process_vm_writev),
+	SB_KILL(mount),
+	SB_KILL(umount2),
+	SB_KILL(pivot_root),
+	SB_KILL(open_by_handle_at),
+	SB_KILL(name_to_handle_at),
+	SB_KILL(kexec_load),
+	SB_KILL(kexec_file_load),
+	SB_KILL(init_module),
+	SB_KILL(finit_module),
+	SB_KILL(delete_module),
+	SB_KILL(bpf),
+	SB_KILL(perf_event_open),
+	SB_KILL(userfaultfd),
+	SB_KILL(keyctl),
+	SB_KILL(add_key),
+	SB_KILL(request_key),
+	SB_KILL(swapon),
+	SB_KILL(swapoff),
+	SB_KILL(reboot),
+	SB_KILL(acct),
+	SB_KILL(quotactl),
+	SB_KILL(syslog),
+	SB_KILL(settimeofday),
+	SB_KILL(clock_settime),
+	SB_KILL(clock_adjtime),
+	SB_KILL(adjtimex),
+	SB_KILL(iopl),
+	SB_KILL(ioperm),
+	SB_KILL(io_uring_setup),
 };
 
 /* Orderly shutdown: the agent's side first, the audit trail last. */
@@ -220,6 +262,7 @@ parent_run(const char *conffile, int debug, int verbose)
 	    verbose, LOG_DAEMON);
 	if (geteuid() != 0)
 		fatalx("run: need root privileges");
+	priv_nodump();
 	parent_stdio();
 	if ((conf = parse_config(conffile)) == NULL)
 		exit(1);
@@ -255,6 +298,12 @@ parent_run(const char *conffile, int debug, int verbose)
 	if (!debug)
 		log_init(LOG_TO_SYSLOG, verbose, LOG_DAEMON);
 	free_config(conf);
+#ifdef CMCP_TEST
+	if (parent_test.nosandbox & PROC_BIT(PROC_PARENT))
+		log_warnx("parent seccomp filter disabled (test build)");
+	else
+#endif
+	sandbox_apply_coarse(parent_sandbox, nitems(parent_sandbox));
 
 	tv.tv_sec = CHILD_READY_TIMEOUT_MS / 1000;
 	tv.tv_usec = (CHILD_READY_TIMEOUT_MS % 1000) * 1000;
@@ -488,6 +537,9 @@ parent_reap(void)
 	int			 status, i, failed;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		/* A traced child reports stops too; only an end counts. */
+		if (!WIFEXITED(status) && !WIFSIGNALED(status))
+			continue;
 		for (i = PROC_PARENT + 1; i < PROC_MAX; i++)
 			if (parent_children[i].pc_alive &&
 			    parent_children[i].pc_pid == pid)
@@ -674,8 +726,7 @@ parent_test_option(const char *spec)
 		return;
 	}
 	if (strncmp(spec, "nosandbox=", 10) == 0) {
-		if ((p = proc_bytitle(spec + 10)) == NULL ||
-		    p->p_id == PROC_PARENT)
+		if ((p = proc_bytitle(spec + 10)) == NULL)
 			fatalx("-X %s: unknown process", spec);
 		parent_test.nosandbox |= PROC_BIT(p->p_id);
 		return;
@@ -695,12 +746,15 @@ parent_test_option(const char *spec)
 			fatalx("-X %s: want probe=PROC:ATTEMPT", spec);
 		*attempt++ = '\0';
 		pp = &parent_test.probes[parent_test.nprobes];
-		if ((p = proc_bytitle(buf)) == NULL ||
-		    p->p_id == PROC_PARENT)
+		if ((p = proc_bytitle(buf)) == NULL)
 			fatalx("-X %s: unknown process", spec);
 		pp->pp_proc = p->p_id;
 		if ((pp->pp_attempt = proc_probe_byname(attempt)) == -1)
 			fatalx("-X %s: unknown attempt", spec);
+		/* The parent must signal; ptrace is what it must not do. */
+		if (pp->pp_proc == PROC_PARENT &&
+		    pp->pp_attempt != PROBE_PTRACE)
+			fatalx("-X %s: the parent probes only ptrace", spec);
 		parent_test.nprobes++;
 		return;
 	}
@@ -724,7 +778,11 @@ parent_test_probes(void)
 		cp.cp_sibling = parent_children[sibling].pc_pid;
 		log_debug("probe %s: %s", proc_title(pp->pp_proc),
 		    proc_probe_name(pp->pp_attempt));
-		proc_compose(pp->pp_proc, IMSG_CTL_PROBE, &cp, sizeof(cp));
+		if (pp->pp_proc == PROC_PARENT)
+			proc_probe_run(pp->pp_attempt, cp.cp_sibling);
+		else
+			proc_compose(pp->pp_proc, IMSG_CTL_PROBE, &cp,
+			    sizeof(cp));
 	}
 }
 #endif

@@ -62,6 +62,10 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/mcp.mk
 # Audit store (units, benchmark).
 -include mk/audit.mk
+# Policy decisions (units, fuzzer).
+-include mk/policy.mk
+# MCP server spawning (units, fixtures).
+-include mk/mcpserver.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 
@@ -109,21 +113,13 @@ install: $(PROG)
 	install -m 0444 man/cmcp-privsep.conf.5 $(DESTDIR)$(MANDIR)/man5/
 
 # ASan+UBSan: rebuild the unit tests instrumented and run them.
-SAN_TESTS=	imsg_test
 SAN_FLAGS=	-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=all
 sanitize: deps $(SANITIZE_EXTRA)
 	@mkdir -p obj-san
 	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/imsg_test $(imsg_test_SRCS) $(ATF_LIBS) $(LDLIBS)
-	@cd obj-san && n=0 && for t in $(SAN_TESTS); do \
-	    cases=$$(ASAN_OPTIONS=detect_leaks=0 ./$$t -l | \
-	        sed -n 's/^ident: //p'); \
-	    [ -n "$$cases" ] || { echo "sanitize: $$t lists no case"; exit 1; }; \
-	    for c in $$cases; do n=$$((n + 1)); \
-	        ./$$t $$c >$$t.$$c.log 2>&1 || { \
-	        echo "sanitize: $$t:$$c failed"; cat $$t.$$c.log; exit 1; }; \
-	    done; done; echo "sanitize: $$n unit test cases passed under ASan+UBSan"
+	scripts/san-run obj-san/imsg_test
 
 FUZZ_FLAGS=	-O1 -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 		-Icommon $(PKG_CFLAGS)

@@ -48,16 +48,7 @@ audit-sanitize: regress/auditor/auditdb_test.c $(AUDIT_SRCS) $(AUDIT_HDRS)
 	$(CC) $(AUDIT_CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/auditdb_test regress/auditor/auditdb_test.c \
 	    $(AUDIT_SRCS) $(ATF_LIBS) $(AUDIT_SQLITE_LIBS) $(LDLIBS)
-	@t=$(CURDIR)/obj-san/auditdb_test; d=$$(mktemp -d); l=$$d.log; \
-	    cases=$$(ASAN_OPTIONS=detect_leaks=0 $$t -l | \
-	        sed -n 's/^ident: //p'); \
-	    [ -n "$$cases" ] || { echo "audit-sanitize: no case"; exit 1; }; \
-	    for c in $$cases; do rm -rf "$$d" && mkdir "$$d" && \
-	        (cd "$$d" && $$t $$c >"$$l" 2>&1) || { \
-	        echo "audit-sanitize: auditdb_test:$$c failed"; \
-	        cat "$$l"; rm -rf "$$d" "$$l"; exit 1; }; \
-	    done; rm -rf "$$d" "$$l"; \
-	    echo "audit-sanitize: auditdb_test passed under ASan+UBSan"
+	scripts/san-run obj-san/auditdb_test
 
 audit-clean:
 	rm -f $(AUDIT_UNIT_TESTS) $(AUDIT_BENCH) obj-san/auditdb_test

@@ -80,10 +80,7 @@ docker-sanitize: $(DKR_PURE_SRCS) $(DKR_HDRS) regress/docker/verify_test.c
 	$(CC) $(DKR_CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/verify_test regress/docker/verify_test.c \
 	    $(DKR_PURE_SRCS) $(ATF_LIBS) $(DKR_CJSON_LIBS) $(LDLIBS) -lm
-	@for c in $$(ASAN_OPTIONS=detect_leaks=0 obj-san/verify_test -l | sed -n 's/^ident: //p'); do \
-	    obj-san/verify_test -s $(CURDIR)/regress/docker $$c >/dev/null || \
-	    { echo "docker-sanitize: verify_test:$$c failed"; exit 1; }; done
-	@echo "docker-sanitize: verify_test passed under ASan+UBSan"
+	scripts/san-run obj-san/verify_test -s $(CURDIR)/regress/docker
 
 docker-clean:
 	rm -f $(CMCP_INIT) $(DKR_FIXTURES) $(DKR_TESTS) $(DKR_FUZZER) \

@@ -68,17 +68,8 @@ mcp-sanitize: $(MCP_FIXTURES)
 	$(CC) $(CPPFLAGS) -Igateway $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/mcp_test regress/gateway/mcp_test.c $(MCP_SRCS) \
 	    $(ATF_LIBS) $(LDLIBS)
-	@n=0; for t in sha256_test mcp_test; do \
-	    cases=$$(ASAN_OPTIONS=detect_leaks=0 obj-san/$$t -l | sed -n 's/^ident: //p'); \
-	    [ -n "$$cases" ] || { echo "mcp-sanitize: $$t lists no case"; \
-	        exit 1; }; \
-	    for c in $$cases; do n=$$((n + 1)); \
-	        (cd obj-san && ./$$t -v fixtures=$(CURDIR)/regress/fixtures \
-	        $$c >$$t.$$c.log 2>&1) || { \
-	        echo "mcp-sanitize: $$t:$$c failed"; \
-	        cat obj-san/$$t.$$c.log; exit 1; }; \
-	    done; done; \
-	    echo "mcp-sanitize: $$n cases passed under ASan+UBSan"
+	scripts/san-run obj-san/sha256_test
+	scripts/san-run obj-san/mcp_test -v fixtures=$(CURDIR)/regress/fixtures
 
 mcp-clean:
 	rm -f $(MCP_FIXTURES) $(MCP_UNIT_TESTS) $(MCP_FUZZERS)

@@ -11,6 +11,14 @@ CJSON_LIBS!=		pkg-config --libs libcjson 2>/dev/null
 JSON_HDRS=		common/json.h
 FRAME_HDRS=		common/json.h common/cmcp.h bridge/frame.h
 
+# The top Makefile's targets pick these up.
+UNIT_TESTS+=		$(PROTO_UNIT_TESTS)
+FUZZERS+=		$(PROTO_FUZZERS)
+SANITIZE_EXTRA+=	proto-sanitize
+CLEAN_EXTRA+=		proto-clean
+
+.PHONY: proto-sanitize proto-clean
+
 json_test_SRCS=		regress/common/json_test.c common/json.c
 frame_test_SRCS=	regress/bridge/frame_test.c bridge/frame.c \
 			common/json.c
@@ -31,3 +39,15 @@ regress/fuzz/fuzz_frame: regress/fuzz/fuzz_frame.c bridge/frame.c \
     common/json.c $(FRAME_HDRS)
 	clang $(FUZZ_FLAGS) -Ibridge -o $@ regress/fuzz/fuzz_frame.c \
 	    bridge/frame.c common/json.c $(LDLIBS)
+
+proto-sanitize: $(json_test_SRCS) $(frame_test_SRCS) $(FRAME_HDRS)
+	@mkdir -p obj-san
+	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
+	    -o obj-san/json_test $(json_test_SRCS) $(ATF_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Ibridge $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
+	    -o obj-san/frame_test $(frame_test_SRCS) $(ATF_LIBS) $(LDLIBS)
+	scripts/san-run obj-san/json_test
+	scripts/san-run obj-san/frame_test
+
+proto-clean:
+	rm -f $(PROTO_UNIT_TESTS) $(PROTO_FUZZERS)

@@ -44,16 +44,8 @@ mcps-sanitize: $(MCPS_FIXTURES)
 	    $(SAN_FLAGS) -o obj-san/mcpserver_test \
 	    regress/parent/mcpserver_test.c $(MCPS_SRCS) $(ATF_LIBS) \
 	    $(LDLIBS)
-	@cases=$$(ASAN_OPTIONS=detect_leaks=0 obj-san/mcpserver_test -l | \
-	    sed -n 's/^ident: //p'); \
-	    [ -n "$$cases" ] || { echo "mcps-sanitize: no case"; exit 1; }; \
-	    n=0; for c in $$cases; do n=$$((n + 1)); \
-	        (cd obj-san && ./mcpserver_test \
-	        -v fixtures=$(CURDIR)/regress/fixtures $$c \
-	        >mcpserver_test.$$c.log 2>&1) || { \
-	        echo "mcps-sanitize: mcpserver_test:$$c failed"; \
-	        cat obj-san/mcpserver_test.$$c.log; exit 1; }; \
-	    done; echo "mcps-sanitize: $$n cases passed under ASan+UBSan"
+	scripts/san-run obj-san/mcpserver_test \
+	    -v fixtures=$(CURDIR)/regress/fixtures
 
 mcps-clean:
 	rm -f $(MCPS_FIXTURES) $(MCPS_UNIT_TESTS)

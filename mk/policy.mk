@@ -46,17 +46,7 @@ policy-sanitize: regress/gateway/policy_test.c $(POLICY_SRCS) \
 	    -Wno-unused-but-set-variable -o obj-san/policy_test \
 	    regress/gateway/policy_test.c $(POLICY_SRCS) \
 	    $(POLICY_CONF_SRCS) $(ATF_LIBS) $(LDLIBS)
-	@t=$(CURDIR)/obj-san/policy_test; d=$$(mktemp -d); l=$$d.log; n=0; \
-	    cases=$$(ASAN_OPTIONS=detect_leaks=0 $$t -l | \
-	        sed -n 's/^ident: //p'); \
-	    [ -n "$$cases" ] || { echo "policy-sanitize: no case"; exit 1; }; \
-	    for c in $$cases; do n=$$((n + 1)); \
-	        rm -rf "$$d" && mkdir "$$d" && \
-	        (cd "$$d" && $$t $$c >"$$l" 2>&1) || { \
-	        echo "policy-sanitize: policy_test:$$c failed"; \
-	        cat "$$l"; rm -rf "$$d" "$$l"; exit 1; }; \
-	    done; rm -rf "$$d" "$$l"; \
-	    echo "policy-sanitize: $$n cases passed under ASan+UBSan"
+	scripts/san-run obj-san/policy_test
 
 policy-clean:
 	rm -f $(POLICY_UNIT_TESTS) $(POLICY_FUZZERS) obj-san/policy_test

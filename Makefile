@@ -11,6 +11,7 @@
 
 PREFIX?=	/usr/local
 SBINDIR?=	$(PREFIX)/sbin
+LIBEXECDIR?=	$(PREFIX)/libexec/cmcp-privsep
 MANDIR?=	$(PREFIX)/share/man
 FUZZ_SECONDS?=	20
 
@@ -66,6 +67,10 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/policy.mk
 # MCP server spawning (units, fixtures).
 -include mk/mcpserver.mk
+# Agent fixtures and observers.
+-include mk/fixtures.mk
+# The store demo.
+-include mk/store.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 
@@ -105,10 +110,12 @@ demo: deps
 	$(MAKE) $(PROG)
 	scripts/demo
 
-install: $(PROG)
+install: $(PROG) $(CMCP_INIT)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 \
 	    $(DESTDIR)$(MANDIR)/man8
 	install -m 0555 $(PROG) $(DESTDIR)$(SBINDIR)/$(PROG)
+	install -d -m 0755 $(DESTDIR)$(LIBEXECDIR)
+	install -m 0555 $(CMCP_INIT) $(DESTDIR)$(LIBEXECDIR)/cmcp-init
 	install -m 0444 man/cmcp-privsep.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0444 man/cmcp-privsep.conf.5 $(DESTDIR)$(MANDIR)/man5/
 

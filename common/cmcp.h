@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <limits.h>
+#include <stdint.h>
 
 #ifndef __dead
 #define __dead		__attribute__((__noreturn__))
@@ -49,6 +50,19 @@ enum imsg_type {
 	IMSG_CTL_LOG,		/* child -> parent: one log line */
 	IMSG_CTL_PROBE,		/* parent -> child, test build only */
 	IMSG_CTL_STOPPING,	/* parent -> child: orderly shutdown begun */
+	IMSG_SESSION_BRIDGE,	/* parent -> bridge: struct session_bridge */
+	IMSG_SESSION_DOCKER,	/* parent -> dockerd-client: session_docker */
+	IMSG_SESSION_STOP,	/* parent -> dockerd-client: stop it now */
+	IMSG_REAP_ASK,		/* dockerd-client -> parent: reap_instances */
+	IMSG_REAP_DEAD,		/* parent -> dockerd-client: reap_instances */
+	IMSG_DKR_STARTED,	/* dockerd-client -> parent: admitted, running */
+	IMSG_DKR_RESULT,	/* dockerd-client -> parent: dkr_result */
+	IMSG_BRIDGE_STREAM,	/* dockerd-client -> bridge: fd, bridge_stream */
+	IMSG_BRIDGE_ADMIT,	/* dockerd-client -> bridge: verified, running */
+	IMSG_BRIDGE_STOP,	/* bridge -> dockerd-client: stop my session */
+	IMSG_BRIDGE_RESULT,	/* bridge -> parent: bridge_result */
+	IMSG_WD_STOP,		/* watchdog -> dockerd-client: stop now */
+	IMSG_TEST_STDOUT,	/* parent -> bridge, test build: fd, no data */
 	IMSG_TYPE_MAX
 };
 
@@ -100,6 +114,117 @@ struct ctl_probe {
 	pid_t		 cp_sibling;	/* target of kill and ptrace */
 };
 #endif
+
+/*
+ * One session (DESIGN 5).  Its identifiers become container labels, so
+ * they use the label alphabet: the session is 32 hex digits, the suite
+ * instance "<boot id hex>-<parent pid>-<parent start time>".
+ */
+#define SESSION_ID_BYTES	(32 + 1)
+#define INSTANCE_ID_BYTES	64
+#define SESSION_ARGV_MAX	16
+#define SESSION_ARG_BYTES	256
+#define SESSION_PATH_BYTES	256
+#define SESSION_IMAGE_BYTES	(7 + 64 + 1)
+#define SESSION_WHY_BYTES	96
+#define STREAM_HEAD_BYTES	(16 * 1024)	/* attach leftover bytes */
+#define STREAM_FRAME_BYTES	(1024 * 1024)	/* one demuxed frame */
+#define HOST_DEADLINE_SLACK_MS	1000	/* after the in-container one */
+#define DKR_CLEANUP_GRACE_MS	15000	/* parent's wait for the cleanup */
+#define REAP_INSTANCES_MAX	32
+
+/*
+ * How a session ended; cmcp-privsep(8) lists them with the exit status of
+ * run.  Ordered by precedence where two causes meet (parent.c).
+ */
+enum session_outcome {
+	OUTCOME_NONE,
+	OUTCOME_COMPLETED,		/* the workload exited */
+	OUTCOME_TIME_LIMIT,
+	OUTCOME_STDOUT_LIMIT,
+	OUTCOME_STDERR_LIMIT,
+	OUTCOME_STREAM_ERROR,		/* malformed attach stream */
+	OUTCOME_ADMISSION_REFUSED,
+	OUTCOME_INIT_FAILED,		/* cmcp-init refused or no exec */
+	OUTCOME_DOCKER_ERROR,
+	OUTCOME_CLEANUP_FAILED,		/* absence not confirmed */
+	OUTCOME_CHILD_DIED,
+	OUTCOME_SIGNAL,
+	OUTCOME_MAX
+};
+
+/* Test build: the one profile field dockerd-client weakens at create. */
+enum session_weaken {
+	WEAKEN_NONE,
+	WEAKEN_NETWORK,			/* NetworkMode host */
+	WEAKEN_ROOTFS,			/* ReadonlyRootfs false */
+	WEAKEN_LOGS,			/* LogConfig json-file */
+	WEAKEN_MAX
+};
+
+/* IMSG_SESSION_DOCKER: everything dockerd-client needs, fixed fields. */
+struct session_docker {
+	char		 sd_session[SESSION_ID_BYTES];
+	char		 sd_instance[INSTANCE_ID_BYTES];
+	char		 sd_socket[SESSION_PATH_BYTES];	/* inside its root */
+	char		 sd_init[SESSION_PATH_BYTES];	/* on the host */
+	char		 sd_image[SESSION_IMAGE_BYTES];
+	uint32_t	 sd_argc;
+	char		 sd_argv[SESSION_ARGV_MAX][SESSION_ARG_BYTES];
+	uid_t		 sd_uid;
+	gid_t		 sd_gid;
+	int64_t		 sd_memory_bytes;
+	int64_t		 sd_pids;
+	int64_t		 sd_nofile;
+	int64_t		 sd_deadline_ms;
+	int64_t		 sd_call_timeout_ms;
+	int		 sd_reap_only;	/* cmcp-privsep reap */
+	int		 sd_weaken;	/* enum session_weaken, test build */
+};
+
+/* IMSG_SESSION_BRIDGE: the budgets the bridge enforces. */
+struct session_bridge {
+	char		 sb_session[SESSION_ID_BYTES];
+	uint64_t	 sb_stdout_bytes;
+	uint64_t	 sb_stderr_bytes;
+	int64_t		 sb_deadline_ms;	/* host side, from the stream */
+};
+
+/* IMSG_REAP_ASK and IMSG_REAP_DEAD: instances seen on our containers. */
+struct reap_instances {
+	uint32_t	 ri_count;
+	char		 ri_instance[REAP_INSTANCES_MAX][INSTANCE_ID_BYTES];
+};
+
+/* IMSG_BRIDGE_STREAM, with the attach socket: bytes already read. */
+struct bridge_stream {
+	uint32_t	 bs_len;
+	unsigned char	 bs_head[STREAM_HEAD_BYTES];
+};
+
+/* IMSG_BRIDGE_STOP and IMSG_WD_STOP: why (an enum session_outcome). */
+struct session_stop {
+	int		 ss_outcome;
+};
+
+/* IMSG_BRIDGE_RESULT: counts only, never a byte of the stream. */
+struct bridge_result {
+	int		 br_outcome;	/* COMPLETED at end of stream */
+	uint64_t	 br_stdout_bytes;
+	uint64_t	 br_stderr_bytes;
+};
+
+/* IMSG_DKR_RESULT: the container's end, after cleanup. */
+struct dkr_result {
+	int		 dr_outcome;	/* NONE: no verdict of its own */
+	int		 dr_streamed;	/* the bridge got the stream */
+	int		 dr_admitted;	/* verified after start */
+	int		 dr_gone;	/* absence confirmed by a 404 */
+	int		 dr_oom;	/* State.OOMKilled */
+	int64_t		 dr_exit;	/* -1 when unknown */
+	uint32_t	 dr_reaped;	/* leftovers of dead instances */
+	char		 dr_why[SESSION_WHY_BYTES];	/* fixed text */
+};
 
 /* Agent bounds: defaults are also the maxima (DESIGN 6). */
 #define AGENT_FRAME_BYTES	(64 * 1024)

@@ -39,6 +39,9 @@
 #define CONF_AUDIT_DB		"/var/lib/cmcp-privsep/audit/audit.db"
 #define CONF_DOCKER_SOCKET	"/run/docker.sock"
 #define CONF_CONTROL_SOCKET	"/run/cmcp-privsep.sock"
+#ifndef CONF_INIT
+#define CONF_INIT		"/usr/local/libexec/cmcp-privsep/cmcp-init"
+#endif
 #define CONF_DOCKER_TIMEOUT_MS	10000
 #define CONF_NOBODY_ID		65534	/* default container and server user */
 #define CONF_MEMORY_BYTES	(256ULL * 1024 * 1024)
@@ -205,6 +208,7 @@ struct cmcp_conf {
 	char		 c_control_group[64];	/* as written, "" when numeric */
 	gid_t		 c_control_gid;
 	unsigned int	 c_docker_timeout_ms;
+	char		 c_init[PATH_MAX];	/* cmcp-init on the host */
 
 	char		 c_labels[CONF_LABELS_MAX][CONF_NAME_BYTES];
 	size_t		 c_nlabels;

@@ -87,7 +87,7 @@ enum opt {
 /* Top-level statements, each allowed once. */
 enum top {
 	T_CHROOT, T_DOCKERSOCK, T_DOCKERTIMEOUT, T_AUDITDB, T_CONTROL,
-	T_LABELS, T_AGENT, T_WATCHDOG
+	T_LABELS, T_AGENT, T_WATCHDOG, T_INIT
 };
 
 enum unit {
@@ -184,7 +184,7 @@ static void	 conf_free_argv(struct conf_argv *);
 
 %token	ABSENT ACK AGENT ALL ARG AUDIT AUDITOR BLOCK BRIDGE BUDGET CALLS
 %token	CEILING CHROOT COMMAND CONTROL DATABASE DOCKER DOCKERDCLIENT FRAME
-%token	GATEWAY GROUP IMAGE IN INCLUDE INPUT LABEL LABELS LEASE MCP MEMORY
+%token	GATEWAY GROUP IMAGE IN INCLUDE INIT INPUT LABEL LABELS LEASE MCP MEMORY
 %token	NOFILE OPERATION OUTPUT PAGES PASS PAYLOAD PIDS PRESENT PULSE QUICK
 %token	RESPONSE SANDBOX SERVER SOCKET SOURCE STDERR STDOUT STOP TIMEOUT TOOL
 %token	TOOLS TRIES USER WATCHDOG
@@ -354,6 +354,12 @@ main		: USER proc userspec optgroup {
 			if (toponce(T_DOCKERSOCK, "docker socket") == -1 ||
 			    path_ok("docker socket", $3, conf->c_docker_socket,
 			    sizeof(conf->c_docker_socket)) == -1)
+				YYABORT;
+		}
+		| INIT STRING {
+			if (toponce(T_INIT, "init") == -1 ||
+			    path_ok("init", $2, conf->c_init,
+			    sizeof(conf->c_init)) == -1)
 				YYABORT;
 		}
 		| DOCKER TIMEOUT time {
@@ -1066,6 +1072,7 @@ static const struct keyword keywords[] = {
 	{ "image",		IMAGE },
 	{ "in",			IN },
 	{ "include",		INCLUDE },
+	{ "init",		INIT },
 	{ "input",		INPUT },
 	{ "label",		LABEL },
 	{ "labels",		LABELS },
@@ -2192,6 +2199,7 @@ parse_config(const char *filename)
 	strlcpy(c->c_control_socket, CONF_CONTROL_SOCKET,
 	    sizeof(c->c_control_socket));
 	c->c_docker_timeout_ms = CONF_DOCKER_TIMEOUT_MS;
+	strlcpy(c->c_init, CONF_INIT, sizeof(c->c_init));
 	container_defaults(&c->c_agent.ctr);
 	c->c_agent.ctr.timeout_ms = AGENT_TIMEOUT_MS;
 	c->c_agent.nofile = CONF_NOFILE;

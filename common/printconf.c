@@ -323,6 +323,9 @@ print_config(const struct cmcp_conf *c, FILE *fp)
 	print_string(fp, c->c_docker_socket);
 	conf_fmt_time(buf, sizeof(buf), c->c_docker_timeout_ms);
 	fprintf(fp, "\ndocker timeout %s\n", buf);
+	fputs("init ", fp);
+	print_string(fp, c->c_init);
+	fputc('\n', fp);
 	fputs("audit database ", fp);
 	print_string(fp, c->c_audit_db);
 	fputs("\nlabels {", fp);

@@ -55,6 +55,15 @@ static const struct privsep_proc procs[PROC_MAX] = {
 	    P_PARENT | P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG },
 };
 
+/*
+ * dockerd-client first: on a small machine the children compete for the
+ * CPU while they load, and its work (admission, create, attach) is what
+ * the session waits for; it overlaps the others' start.
+ */
+static const enum cmcp_proc proc_spawn_order[] = {
+	PROC_DOCKER, PROC_BRIDGE, PROC_GATEWAY, PROC_AUDITOR, PROC_WATCHDOG
+};
+
 struct proc_chan {
 	struct imsgbuf	 pc_ibuf;
 	struct event	 pc_ev;
@@ -125,6 +134,7 @@ proc_spawn(int debug, int verbose, pid_t pids[PROC_MAX], int chan[PROC_MAX])
 {
 	int		 fds[PROC_MAX][PROC_MAX], sp[2];
 	sigset_t	 all, old;
+	size_t		 i;
 	int		 a, b;
 
 	for (a = 0; a < PROC_MAX; a++)
@@ -150,7 +160,8 @@ proc_spawn(int debug, int verbose, pid_t pids[PROC_MAX], int chan[PROC_MAX])
 	    sigprocmask(SIG_SETMASK, &all, &old) == -1)
 		fatal("sigprocmask");
 	pids[PROC_PARENT] = getpid();
-	for (a = PROC_PARENT + 1; a < PROC_MAX; a++) {
+	for (i = 0; i < nitems(proc_spawn_order); i++) {
+		a = proc_spawn_order[i];
 		switch (pids[a] = fork()) {
 		case -1:
 			fatal("fork");
@@ -347,7 +358,11 @@ proc_ready(void)
 #ifdef CMCP_TEST
 	if (!proc_noready)
 #endif
+	{
+		/* Out before whatever the buffered messages start. */
 		proc_compose(PROC_PARENT, IMSG_CTL_READY, NULL, 0);
+		proc_flush(PROC_PARENT);
+	}
 	(void)proc_chan_drain(&proc_chans[PROC_PARENT]);
 }
 
@@ -484,14 +499,33 @@ void
 proc_compose(enum cmcp_proc peer, uint32_t type, const void *data,
     size_t len)
 {
+	proc_compose_fd(peer, type, -1, data, len);
+}
+
+/* The descriptor, when not -1, is closed once sent. */
+void
+proc_compose_fd(enum cmcp_proc peer, uint32_t type, int fd, const void *data,
+    size_t len)
+{
 	struct proc_chan	*pc = &proc_chans[peer];
 
 	if (!pc->pc_open)
 		fatalx("channel %s: not open", proc_title(peer));
-	if (imsg_compose(&pc->pc_ibuf, type, 0, 0, -1, data, len) == -1)
+	if (imsg_compose(&pc->pc_ibuf, type, 0, 0, fd, data, len) == -1)
 		fatal("channel %s: compose", proc_title(peer));
 	if (pc->pc_dispatch != NULL)
 		proc_chan_update(pc);
+}
+
+/* Descriptors may travel on this channel; both ends must say so. */
+void
+proc_chan_fdpass(enum cmcp_proc peer)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+
+	if (!pc->pc_open)
+		fatalx("channel %s: not open", proc_title(peer));
+	imsgbuf_allow_fdpass(&pc->pc_ibuf);
 }
 
 void

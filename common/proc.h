@@ -38,6 +38,9 @@ void		 proc_chan_close(enum cmcp_proc);
 void		 proc_chan_reap(enum cmcp_proc);
 void		 proc_compose(enum cmcp_proc, uint32_t, const void *,
 		    size_t);
+void		 proc_compose_fd(enum cmcp_proc, uint32_t, int, const void *,
+		    size_t);
+void		 proc_chan_fdpass(enum cmcp_proc);
 void		 proc_flush(enum cmcp_proc);
 __dead void	 proc_unexpected(enum cmcp_proc, struct imsg *);
 void		 proc_listen(const struct proc_handler *, size_t);

@@ -91,20 +91,29 @@ sandbox_apply_coarse(const struct sandbox_rule *rules, size_t nrules)
 static void
 sandbox_add(scmp_filter_ctx ctx, const struct sandbox_rule *sr)
 {
-	int	 r = 0;
+	struct scmp_arg_cmp	 cmp;
+	uint32_t		 action = SCMP_ACT_KILL_PROCESS;
+	int			 r;
 
 	switch (sr->sr_action) {
 	case SANDBOX_ALLOW:
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, sr->sr_nr, 0);
+		action = SCMP_ACT_ALLOW;
 		break;
 	case SANDBOX_EACCES:
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), sr->sr_nr,
-		    0);
+		action = SCMP_ACT_ERRNO(EACCES);
 		break;
 	case SANDBOX_KILL:
-		r = seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, sr->sr_nr, 0);
+		action = SCMP_ACT_KILL_PROCESS;
 		break;
 	}
+	if (sr->sr_hasarg) {
+		/* An int argument: the upper half of the register is junk. */
+		cmp = SCMP_CMP(sr->sr_arg, SCMP_CMP_MASKED_EQ, 0xffffffffU,
+		    sr->sr_value);
+		r = seccomp_rule_add_exact_array(ctx, action, sr->sr_nr, 1,
+		    &cmp);
+	} else
+		r = seccomp_rule_add(ctx, action, sr->sr_nr, 0);
 	if (r < 0) {
 		errno = -r;
 		fatal("seccomp rule for %s", sr->sr_name);

@@ -9,6 +9,7 @@
 #define CMCP_SANDBOX_H
 
 #include <seccomp.h>
+#include <stdint.h>
 
 #include "cmcp.h"
 
@@ -18,15 +19,25 @@ enum sandbox_action {
 	SANDBOX_KILL,		/* in a coarse table: kills the process */
 };
 
+/*
+ * A rule applies to every call of sr_nr, or, when sr_hasarg is set, only
+ * to calls whose argument sr_arg (an int: the low 32 bits) equals
+ * sr_value.  Calls a rule does not match fall to the default action.
+ */
 struct sandbox_rule {
 	const char		*sr_name;
 	int			 sr_nr;
 	enum sandbox_action	 sr_action;
+	int			 sr_hasarg;
+	unsigned int		 sr_arg;
+	uint32_t		 sr_value;
 };
 
-#define SB_ALLOW(name)	{ #name, SCMP_SYS(name), SANDBOX_ALLOW }
-#define SB_EACCES(name)	{ #name, SCMP_SYS(name), SANDBOX_EACCES }
-#define SB_KILL(name)	{ #name, SCMP_SYS(name), SANDBOX_KILL }
+#define SB_ALLOW(name)	{ #name, SCMP_SYS(name), SANDBOX_ALLOW, 0, 0, 0 }
+#define SB_EACCES(name)	{ #name, SCMP_SYS(name), SANDBOX_EACCES, 0, 0, 0 }
+#define SB_KILL(name)	{ #name, SCMP_SYS(name), SANDBOX_KILL, 0, 0, 0 }
+#define SB_ALLOW_ARG(name, arg, value)					\
+	{ #name, SCMP_SYS(name), SANDBOX_ALLOW, 1, (arg), (value) }
 
 __BEGIN_DECLS
 void	 sandbox_apply(const struct ctl_init *, const struct sandbox_rule *,

@@ -167,6 +167,11 @@ enum dkr_reason {
 	DKR_R_MAX
 };
 
+/* The container states an inspect document may show (a bit mask). */
+#define DKR_STATE_CREATED	0x1
+#define DKR_STATE_RUNNING	0x2
+#define DKR_STATE_EXITED	0x4
+
 /* How a container ended, from its exit status (see cmcp-init.h). */
 enum dkr_outcome {
 	DKR_EXITED,		/* workload exit status or signal */
@@ -188,6 +193,7 @@ struct dkr_client {
 	size_t		 cap;
 	int		 overflow;
 	char		 api[16];	/* Api-Version of the last ping */
+	long		 timeout_ms;	/* of each call */
 	char		 err[DKR_WHY_BYTES];
 };
 
@@ -205,12 +211,18 @@ enum dkr_outcome dkr_exit_outcome(int64_t);
 /* dkr_verify.c: each returns DKR_OK or the reason, and fills why */
 enum dkr_reason	 dkr_inspect_verify(const char *, size_t,
 		    const struct dkr_template *, const char *, char *, size_t);
+enum dkr_reason	 dkr_inspect_verify_state(const char *, size_t,
+		    const struct dkr_template *, const char *, int, char *,
+		    size_t);
 enum dkr_reason	 dkr_image_verify(const char *, size_t, const char *,
 		    char *, size_t);
 enum dkr_reason	 dkr_daemon_verify(const char *, size_t, const char *,
 		    size_t, char *, size_t);
 enum dkr_reason	 dkr_create_verify(const char *, size_t, char *, char *,
 		    size_t);
+
+/* dkr_curl.c (the suite only): dlopen libcurl; 0 or -1 */
+int		 dkr_curl_load(void);
 
 /* dkr_api.c: HTTP status, or -1 with c->err set */
 int		 dkr_client_init(struct dkr_client *, const char *);
@@ -233,6 +245,8 @@ long		 dkr_delete(struct dkr_client *, const char *);
 int		 dkr_gone(struct dkr_client *, const char *);
 int		 dkr_list(struct dkr_client *, const char *, const char *,
 		    char (*)[DKR_CONTAINER_ID_BYTES], size_t, size_t *);
+int		 dkr_instances(struct dkr_client *, const char *,
+		    char (*)[DKR_LABEL_BYTES], size_t, size_t *, int *);
 int		 dkr_attach(struct dkr_client *, const char *, int *, char *,
 		    size_t, size_t *);
 __END_DECLS

@@ -89,6 +89,7 @@ dkr_client_init(struct dkr_client *c, const char *sock)
 		return -1;
 	}
 	c->cap = DKR_RESPONSE_MAX_BYTES;
+	c->timeout_ms = DKR_CALL_TIMEOUT_MS;
 	if ((c->body = malloc(c->cap + 1)) == NULL) {
 		strlcpy(c->err, "docker: out of memory", sizeof(c->err));
 		return -1;
@@ -240,7 +241,7 @@ dkr_ping(struct dkr_client *c)
 	long	 s;
 
 	c->api[0] = '\0';
-	s = dkr_call(c, "GET", "/_ping", NULL, DKR_CALL_TIMEOUT_MS);
+	s = dkr_call(c, "GET", "/_ping", NULL, c->timeout_ms);
 	if (s != 200)
 		return unexpected(c, "ping", s);
 	if (strcmp(c->body, "OK") != 0 || c->api[0] == '\0') {
@@ -253,13 +254,13 @@ dkr_ping(struct dkr_client *c)
 long
 dkr_version(struct dkr_client *c)
 {
-	return dkr_call(c, "GET", "/version", NULL, DKR_CALL_TIMEOUT_MS);
+	return dkr_call(c, "GET", "/version", NULL, c->timeout_ms);
 }
 
 long
 dkr_info(struct dkr_client *c)
 {
-	return dkr_call(c, "GET", "/info", NULL, DKR_CALL_TIMEOUT_MS);
+	return dkr_call(c, "GET", "/info", NULL, c->timeout_ms);
 }
 
 /* GET /images/sha256:<hex>/json: 200, 404, or -1. */
@@ -273,7 +274,7 @@ dkr_image_inspect(struct dkr_client *c, const char *image)
 		return -1;
 	}
 	(void)snprintf(path, sizeof(path), "/images/%s/json", image);
-	return dkr_call(c, "GET", path, NULL, DKR_CALL_TIMEOUT_MS);
+	return dkr_call(c, "GET", path, NULL, c->timeout_ms);
 }
 
 /*
@@ -290,7 +291,7 @@ dkr_create(struct dkr_client *c, const char *body, char *id,
 	id[0] = '\0';
 	*r = DKR_R_JSON;
 	s = dkr_call(c, "POST", "/containers/create", body,
-	    DKR_CALL_TIMEOUT_MS);
+	    c->timeout_ms);
 	if (s != 201)
 		return unexpected(c, "create", s);
 	*r = dkr_create_verify(c->body, c->len, id, c->err, sizeof(c->err));
@@ -305,7 +306,7 @@ dkr_inspect(struct dkr_client *c, const char *id)
 
 	if (id_path(c, path, sizeof(path), "/containers/", id, "/json") == -1)
 		return -1;
-	return dkr_call(c, "GET", path, NULL, DKR_CALL_TIMEOUT_MS);
+	return dkr_call(c, "GET", path, NULL, c->timeout_ms);
 }
 
 /* 204 started, 304 already running. */
@@ -316,7 +317,7 @@ dkr_start(struct dkr_client *c, const char *id)
 
 	if (id_path(c, path, sizeof(path), "/containers/", id, "/start") == -1)
 		return -1;
-	return dkr_call(c, "POST", path, NULL, DKR_CALL_TIMEOUT_MS);
+	return dkr_call(c, "POST", path, NULL, c->timeout_ms);
 }
 
 /* Wait up to timeout_ms for the container to stop; its exit status. */
@@ -361,7 +362,7 @@ dkr_kill(struct dkr_client *c, const char *id)
 	if (id_path(c, path, sizeof(path), "/containers/", id,
 	    "/kill?signal=SIGKILL") == -1)
 		return -1;
-	return dkr_call(c, "POST", path, NULL, DKR_CALL_TIMEOUT_MS);
+	return dkr_call(c, "POST", path, NULL, c->timeout_ms);
 }
 
 /* 204 stopped, 304 already stopped. */
@@ -378,7 +379,7 @@ dkr_stop(struct dkr_client *c, const char *id, int secs)
 	if (id_path(c, path, sizeof(path), "/containers/", id, sfx) == -1)
 		return -1;
 	return dkr_call(c, "POST", path, NULL,
-	    DKR_CALL_TIMEOUT_MS + secs * 1000L);
+	    c->timeout_ms + secs * 1000L);
 }
 
 /* DELETE, killing first and removing anonymous volumes: 204 or 404. */
@@ -390,7 +391,7 @@ dkr_delete(struct dkr_client *c, const char *id)
 	if (id_path(c, path, sizeof(path), "/containers/", id,
 	    "?force=1&v=1") == -1)
 		return -1;
-	return dkr_call(c, "DELETE", path, NULL, DKR_CALL_TIMEOUT_MS);
+	return dkr_call(c, "DELETE", path, NULL, c->timeout_ms);
 }
 
 /* Absence is confirmed by a 404 inspect, never assumed: 1, 0 or -1. */
@@ -455,7 +456,7 @@ dkr_list(struct dkr_client *c, const char *instance, const char *session,
 		strlcpy(c->err, "docker list: bad request", sizeof(c->err));
 		goto done;
 	}
-	if ((s = dkr_call(c, "GET", path, NULL, DKR_CALL_TIMEOUT_MS)) != 200) {
+	if ((s = dkr_call(c, "GET", path, NULL, c->timeout_ms)) != 200) {
 		unexpected(c, "list", s);
 		goto done;
 	}
@@ -483,6 +484,73 @@ dkr_list(struct dkr_client *c, const char *instance, const char *session,
 			goto done;
 		}
 		memcpy(ids[(*n)++], id->valuestring, DKR_CONTAINER_ID_BYTES);
+	}
+	rv = 0;
+ done:
+	cJSON_Delete(root);
+	cJSON_Delete(f);
+	free(json);
+	curl_free(esc);
+	return rv;
+}
+
+/*
+ * The distinct suite instances named by the instance label of any
+ * container, running or not, other than self.  Only containers that carry
+ * the label key are listed by the engine; a value that is not a valid
+ * label is skipped (such a container is not ours to judge).  At most max
+ * instances; *more is set when others were left out.
+ */
+int
+dkr_instances(struct dkr_client *c, const char *self,
+    char (*inst)[DKR_LABEL_BYTES], size_t max, size_t *n, int *more)
+{
+	char		 path[URL_BYTES];
+	const char	*key = DKR_LABEL_INSTANCE;
+	cJSON		*f = NULL, *root = NULL;
+	const cJSON	*it, *v;
+	char		*json = NULL, *esc = NULL;
+	size_t		 i;
+	long		 s;
+	int		 rv = -1;
+
+	*n = 0;
+	*more = 0;
+	if ((f = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddItemToObject(f, "label",
+	    cJSON_CreateStringArray(&key, 1)) ||
+	    (json = cJSON_PrintUnformatted(f)) == NULL ||
+	    (esc = curl_easy_escape(c->curl, json, 0)) == NULL ||
+	    (size_t)snprintf(path, sizeof(path),
+	    "/containers/json?all=1&filters=%s", esc) >= sizeof(path)) {
+		strlcpy(c->err, "docker list: bad request", sizeof(c->err));
+		goto done;
+	}
+	if ((s = dkr_call(c, "GET", path, NULL, c->timeout_ms)) != 200) {
+		unexpected(c, "list", s);
+		goto done;
+	}
+	if ((root = cJSON_ParseWithLength(c->body, c->len)) == NULL ||
+	    !cJSON_IsArray(root)) {
+		strlcpy(c->err, "docker list: bad answer", sizeof(c->err));
+		goto done;
+	}
+	cJSON_ArrayForEach(it, root) {
+		v = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(it, "Labels"), key);
+		if (!cJSON_IsString(v) || !dkr_label_valid(v->valuestring) ||
+		    strcmp(v->valuestring, self) == 0)
+			continue;
+		for (i = 0; i < *n; i++)
+			if (strcmp(inst[i], v->valuestring) == 0)
+				break;
+		if (i < *n)
+			continue;
+		if (*n == max) {
+			*more = 1;
+			continue;
+		}
+		strlcpy(inst[(*n)++], v->valuestring, DKR_LABEL_BYTES);
 	}
 	rv = 0;
  done:

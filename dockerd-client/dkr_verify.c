@@ -36,7 +36,7 @@ static int		 is_empty(const cJSON *, const char *);
 static int		 is_strings(const cJSON *, const char *,
 			    const char *const *, size_t);
 static enum dkr_reason	 verify_top(const cJSON *,
-			    const struct dkr_template *, const char *);
+			    const struct dkr_template *, const char *, int);
 static enum dkr_reason	 verify_config(const cJSON *,
 			    const struct dkr_template *);
 static enum dkr_reason	 verify_host(const cJSON *,
@@ -227,7 +227,8 @@ hc_mounts_ok(const cJSON *hc, const struct dkr_template *t)
 }
 
 static enum dkr_reason
-verify_top(const cJSON *root, const struct dkr_template *t, const char *id)
+verify_top(const cJSON *root, const struct dkr_template *t, const char *id,
+    int states)
 {
 	struct vecs	 v;
 	const cJSON	*s, *st;
@@ -244,8 +245,12 @@ verify_top(const cJSON *root, const struct dkr_template *t, const char *id)
 	if (!is_strings(root, "Args", v.args, 3 + t->argc))
 		return DKR_R_ARGS;
 	st = field(root, "State");
-	if (!(is_str(st, "Status", "created") ||
+	if (!(((states & DKR_STATE_CREATED) &&
+	    is_str(st, "Status", "created")) ||
+	    ((states & DKR_STATE_RUNNING) &&
 	    is_str(st, "Status", "running")) ||
+	    ((states & DKR_STATE_EXITED) &&
+	    is_str(st, "Status", "exited"))) ||
 	    !is_bool(st, "Restarting", 0) || !is_bool(st, "Paused", 0))
 		return DKR_R_STATE;
 	s = field(root, "AppArmorProfile");
@@ -463,6 +468,20 @@ enum dkr_reason
 dkr_inspect_verify(const char *json, size_t len, const struct dkr_template *t,
     const char *id, char *why, size_t whylen)
 {
+	return dkr_inspect_verify_state(json, len, t, id,
+	    DKR_STATE_CREATED | DKR_STATE_RUNNING, why, whylen);
+}
+
+/*
+ * The same, with the states State.Status may be in (DKR_STATE_*): after
+ * start, a workload that already finished shows "exited", and its profile
+ * is still verified before its output is admitted.
+ */
+enum dkr_reason
+dkr_inspect_verify_state(const char *json, size_t len,
+    const struct dkr_template *t, const char *id, int states, char *why,
+    size_t whylen)
+{
 	cJSON		*root;
 	enum dkr_reason	 r;
 
@@ -470,7 +489,7 @@ dkr_inspect_verify(const char *json, size_t len, const struct dkr_template *t,
 		return refuse(r, why, whylen);
 	if ((root = parse(json, len)) == NULL)
 		return refuse(DKR_R_JSON, why, whylen);
-	if ((r = verify_top(root, t, id)) == DKR_OK &&
+	if ((r = verify_top(root, t, id, states)) == DKR_OK &&
 	    (r = verify_config(field(root, "Config"), t)) == DKR_OK &&
 	    (r = verify_host(field(root, "HostConfig"), t)) == DKR_OK &&
 	    !networks_ok(field(root, "NetworkSettings")))

@@ -1,31 +1,122 @@
 /*
- * dockerd-client: the only holder of a Docker socket connection; it runs
- * with the socket's group as its one supplementary group (DESIGN 3, 5).
- * This version reaches its loop and follows the lifecycle.
+ * dockerd-client: the only process that talks to Docker (DESIGN 3, 5, 7).
+ * It runs with the socket's group as its one supplementary group, chrooted
+ * into the directory of the socket, and reaches the engine by the socket's
+ * base name.  Its filter lets it create AF_UNIX sockets and nothing else:
+ * no file opens, no exec.
+ *
+ * One session: reap the leftovers of dead suite instances (by label
+ * only), check the daemon, admit the image, create the container from the
+ * fixed template, verify every field of the inspect document, attach, start,
+ * verify again, and hand the attach stream to the bridge.  It never reads a
+ * byte of that stream.  When the session ends, for whatever reason, the
+ * container is killed, deleted, and its absence confirmed by a 404 before
+ * the parent hears the result.
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
 
+#include <errno.h>
 #include <event.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef CMCP_TEST
+#include <cjson/cJSON.h>
+#endif
 
 #include "log.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "dkr.h"
+
+/* After the end of the stream, the container is about to exit. */
+#define DKR_WAIT_EXITED_MS	2000
+/* After SIGKILL, its exit is prompt. */
+#define DKR_WAIT_KILLED_MS	5000
+#define DKR_SOCKET_DEFAULT	"/docker.sock"
+/*
+ * The workload's whole environment.  Without PATH the engine adds its
+ * own; sending it keeps Config.Env exactly what admission expects.
+ */
+#define DKR_AGENT_ENV		"PATH=/usr/bin:/bin"
+
+enum dkr_phase {
+	DKR_IDLE,		/* no session asked for yet */
+	DKR_REAPING,		/* waiting for the parent's verdict */
+	DKR_ATTACHED,		/* created, verified, attached: waits for START */
+	DKR_RUNNING,		/* the bridge has the stream */
+	DKR_DONE,		/* cleaned up and reported */
+};
+
+struct dkr_session {
+	enum dkr_phase		 phase;
+	struct session_docker	 req;
+	struct dkr_template	 tmpl;
+	struct dkr_client	 client;
+	char			 id[DKR_CONTAINER_ID_BYTES];	/* "" none */
+	int			 go;		/* IMSG_CTL_START seen */
+	int			 fd;		/* attach stream until passed */
+	struct bridge_stream	*head;		/* and its first bytes */
+	struct dkr_result	 res;
+};
+
+static struct dkr_session	 dkr = { .fd = -1 };
 
 static void	dkr_dispatch_parent(struct imsg *);
 static void	dkr_dispatch_bridge(struct imsg *);
 static void	dkr_dispatch_gateway(struct imsg *);
 static void	dkr_dispatch_auditor(struct imsg *);
 static void	dkr_dispatch_watchdog(struct imsg *);
+static void	dkr_session_begin(struct imsg *);
+static void	dkr_reap_ask(void);
+static void	dkr_reap_dead(struct imsg *);
+static void	dkr_session_prepare(void);
+static void	dkr_session_start(void);
+static int	dkr_daemon_check(void);
+static int	dkr_image_check(void);
+static int	dkr_container_create(void);
+static int	dkr_container_verify(int);
+static int	dkr_stream_attach(void);
+static void	dkr_session_end(int);
+static void	dkr_cleanup(int);
+static void	dkr_fail(int, const char *);
+static void	dkr_atexit(void);
+static int	dkr_template_fill(const struct session_docker *,
+		    struct dkr_template *);
+#ifdef CMCP_TEST
+static char	*dkr_weaken(char *, int);
+#endif
 
 /*
- * dockerd-client's system calls on top of the baseline of common/sandbox.c.
- * Opening files and sockets fails softly; anything else kills.
+ * dockerd-client's system calls on top of the baseline of common/sandbox.c,
+ * measured with strace -ff over whole sessions (libcurl 7.88.1 REST over
+ * the unix socket with keep-alive, the raw attach, the descriptor passed
+ * to the bridge, kill/delete/inspect at the end): socket, connect,
+ * getsockname, getpeername, getsockopt, sendto, recvfrom, socketpair (its
+ * wakeup pair), fcntl, futex, getpid.  socket and socketpair are allowed
+ * for AF_UNIX only; any other family kills.  mmap and munmap serve
+ * allocations above malloc's mmap threshold (engine answers up to
+ * DKR_RESPONSE_MAX_BYTES).  Opening a file fails softly; exec kills.
  */
 static const struct sandbox_rule dkr_sandbox[] = {
+	SB_ALLOW_ARG(socket, 0, AF_UNIX),
+	SB_ALLOW_ARG(socketpair, 0, AF_UNIX),
+	SB_ALLOW(connect),
+	SB_ALLOW(getsockname),
+	SB_ALLOW(getpeername),
+	SB_ALLOW(getsockopt),
+	SB_ALLOW(sendto),
+	SB_ALLOW(recvfrom),
+	SB_ALLOW(fcntl),
+	SB_ALLOW(futex),
+	SB_ALLOW(getpid),
+	SB_ALLOW(mmap),
+	SB_ALLOW(munmap),
 	SB_EACCES(openat),
-	SB_EACCES(socket),
-	SB_EACCES(connect),
 };
 
 static const struct proc_handler dkr_handlers[] = {
@@ -39,8 +130,19 @@ static const struct proc_handler dkr_handlers[] = {
 void
 dkr_main(const struct ctl_init *ci)
 {
+	/*
+	 * libcurl is loaded here only (dkr_curl.c), and its global setup
+	 * must happen before the chroot and the sandbox.
+	 */
+	if (dkr_curl_load() == -1)
+		fatalx("cannot load libcurl");
+	if (dkr_client_init(&dkr.client, DKR_SOCKET_DEFAULT) == -1)
+		fatalx("%s", dkr.client.err);
 	priv_drop(PROC_DOCKER, ci);
 	proc_listen(dkr_handlers, nitems(dkr_handlers));
+	proc_chan_fdpass(PROC_BRIDGE);
+	if (atexit(dkr_atexit) != 0)
+		fatalx("atexit failed");
 	sandbox_apply(ci, dkr_sandbox, nitems(dkr_sandbox));
 	proc_ready();
 	if (event_dispatch() == -1)
@@ -54,13 +156,27 @@ dkr_dispatch_parent(struct imsg *imsg)
 	switch (imsg_get_type(imsg)) {
 	case IMSG_CTL_START:
 		log_debug("started");
+		dkr.go = 1;
+		if (dkr.phase == DKR_ATTACHED)
+			dkr_session_start();
 		break;
 	case IMSG_CTL_STOPPING:
 		proc_stopping();
+		dkr_session_end(OUTCOME_SIGNAL);
 		break;
 	case IMSG_CTL_SHUTDOWN:
+		dkr_session_end(OUTCOME_SIGNAL);
 		proc_shutdown();
 		/* NOTREACHED */
+	case IMSG_SESSION_DOCKER:
+		dkr_session_begin(imsg);
+		break;
+	case IMSG_REAP_DEAD:
+		dkr_reap_dead(imsg);
+		break;
+	case IMSG_SESSION_STOP:
+		dkr_session_end(OUTCOME_SIGNAL);
+		break;
 #ifdef CMCP_TEST
 	case IMSG_CTL_PROBE:
 		proc_probe(imsg);
@@ -71,11 +187,23 @@ dkr_dispatch_parent(struct imsg *imsg)
 	}
 }
 
+/* "Stop my session": the bridge saw the end, a limit or its deadline. */
 static void
 dkr_dispatch_bridge(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
-	proc_unexpected(PROC_BRIDGE, imsg);
+	struct session_stop	 ss;
+
+	switch (imsg_get_type(imsg)) {
+	case IMSG_BRIDGE_STOP:
+		if (imsg_get_data(imsg, &ss, sizeof(ss)) == -1 ||
+		    ss.ss_outcome <= OUTCOME_NONE ||
+		    ss.ss_outcome >= OUTCOME_MAX)
+			fatalx("channel bridge: bad stop message");
+		dkr_session_end(ss.ss_outcome);
+		break;
+	default:
+		proc_unexpected(PROC_BRIDGE, imsg);
+	}
 }
 
 static void
@@ -92,9 +220,481 @@ dkr_dispatch_auditor(struct imsg *imsg)
 	proc_unexpected(PROC_AUDITOR, imsg);
 }
 
+/* "Stop container now": a fixed message, it names no container. */
 static void
 dkr_dispatch_watchdog(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
-	proc_unexpected(PROC_WATCHDOG, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_WD_STOP:
+		log_warnx("watchdog: stop now");
+		dkr_session_end(OUTCOME_SIGNAL);
+		break;
+	default:
+		proc_unexpected(PROC_WATCHDOG, imsg);
+	}
 }
+
+/* The parent's request: check it, then ask about leftovers first. */
+static void
+dkr_session_begin(struct imsg *imsg)
+{
+	struct session_docker	*sd = &dkr.req;
+
+	if (dkr.phase != DKR_IDLE)
+		fatalx("channel parent: second session");
+	if (imsg_get_data(imsg, sd, sizeof(*sd)) == -1)
+		fatalx("channel parent: bad session message");
+	if (memchr(sd->sd_socket, '\0', sizeof(sd->sd_socket)) == NULL ||
+	    sd->sd_socket[0] != '/' || strchr(sd->sd_socket + 1, '/') != NULL ||
+	    strlcpy(dkr.client.sock, sd->sd_socket, sizeof(dkr.client.sock)) >=
+	    sizeof(dkr.client.sock))
+		fatalx("channel parent: bad socket path");
+	if (sd->sd_call_timeout_ms < 1000 || sd->sd_call_timeout_ms > 300000)
+		fatalx("channel parent: bad docker timeout");
+	dkr.client.timeout_ms = sd->sd_call_timeout_ms;
+	memset(&dkr.res, 0, sizeof(dkr.res));
+	dkr.res.dr_exit = -1;
+	if (!sd->sd_reap_only && dkr_template_fill(sd, &dkr.tmpl) == -1)
+		fatalx("channel parent: bad session parameters");
+	if (memchr(sd->sd_instance, '\0', sizeof(sd->sd_instance)) == NULL ||
+	    !dkr_label_valid(sd->sd_instance))
+		fatalx("channel parent: bad instance");
+	dkr_reap_ask();
+}
+
+/*
+ * Every suite instance that labelled a container, for the parent to judge:
+ * only it can look at /proc.  The containers of the dead ones go.
+ */
+static void
+dkr_reap_ask(void)
+{
+	struct reap_instances	 ri;
+	size_t			 n;
+	int			 more;
+
+	memset(&ri, 0, sizeof(ri));
+	if (dkr_instances(&dkr.client, dkr.req.sd_instance, ri.ri_instance,
+	    REAP_INSTANCES_MAX, &n, &more) == -1) {
+		dkr_fail(OUTCOME_DOCKER_ERROR, dkr.client.err);
+		return;
+	}
+	if (more)
+		log_warnx("reap: more than %d instances, the rest next time",
+		    REAP_INSTANCES_MAX);
+	ri.ri_count = n;
+	dkr.phase = DKR_REAPING;
+	proc_compose(PROC_PARENT, IMSG_REAP_ASK, &ri, sizeof(ri));
+}
+
+static void
+dkr_reap_dead(struct imsg *imsg)
+{
+	struct reap_instances	 ri;
+	char			 ids[DKR_LIST_MAX][DKR_CONTAINER_ID_BYTES];
+	size_t			 i, j, n;
+
+	if (dkr.phase != DKR_REAPING)
+		fatalx("channel parent: unasked reap verdict");
+	if (imsg_get_data(imsg, &ri, sizeof(ri)) == -1 ||
+	    ri.ri_count > REAP_INSTANCES_MAX)
+		fatalx("channel parent: bad reap verdict");
+	for (i = 0; i < ri.ri_count; i++) {
+		if (memchr(ri.ri_instance[i], '\0', INSTANCE_ID_BYTES) ==
+		    NULL || !dkr_label_valid(ri.ri_instance[i]) ||
+		    strcmp(ri.ri_instance[i], dkr.req.sd_instance) == 0)
+			fatalx("channel parent: bad reap verdict");
+		if (dkr_list(&dkr.client, ri.ri_instance[i], NULL, ids,
+		    DKR_LIST_MAX, &n) == -1) {
+			dkr_fail(OUTCOME_DOCKER_ERROR, dkr.client.err);
+			return;
+		}
+		for (j = 0; j < n; j++) {
+			if (dkr_delete(&dkr.client, ids[j]) == -1 ||
+			    dkr_gone(&dkr.client, ids[j]) != 1) {
+				dkr_fail(OUTCOME_DOCKER_ERROR,
+				    "reap: leftover not removed");
+				return;
+			}
+			dkr.res.dr_reaped++;
+		}
+	}
+	if (dkr.res.dr_reaped > 0)
+		log_info("reaped %u container(s) of dead instances",
+		    dkr.res.dr_reaped);
+	if (dkr.req.sd_reap_only) {
+		dkr.phase = DKR_DONE;
+		dkr.res.dr_gone = 1;
+		proc_compose(PROC_PARENT, IMSG_DKR_RESULT, &dkr.res,
+		    sizeof(dkr.res));
+		return;
+	}
+	dkr_session_prepare();
+}
+
+/*
+ * DESIGN 5 step 3, and the attach of step 4, while the other children
+ * may still be starting; any failure ends the session cleaned up.
+ */
+static void
+dkr_session_prepare(void)
+{
+	if (dkr_daemon_check() == -1 || dkr_image_check() == -1 ||
+	    dkr_container_create() == -1 ||
+	    dkr_container_verify(DKR_STATE_CREATED) == -1 ||
+	    dkr_stream_attach() == -1)
+		return;
+	dkr.phase = DKR_ATTACHED;
+	if (dkr.go)
+		dkr_session_start();
+}
+
+/*
+ * Every child is ready.  The stream goes to the bridge first, so that the
+ * workload's output is drained from its first byte; then start, and verify
+ * once more: only after that does the bridge admit anything (it may write
+ * to the container and act on what it reads).
+ */
+static void
+dkr_session_start(void)
+{
+	struct dkr_client	*c = &dkr.client;
+	long			 s;
+	int			 fl;
+
+	/* The bridge polls it; it has no fcntl of its own. */
+	if ((fl = fcntl(dkr.fd, F_GETFL)) == -1 ||
+	    fcntl(dkr.fd, F_SETFL, fl | O_NONBLOCK) == -1)
+		fatal("fcntl");
+	proc_compose_fd(PROC_BRIDGE, IMSG_BRIDGE_STREAM, dkr.fd, dkr.head,
+	    sizeof(*dkr.head));
+	proc_flush(PROC_BRIDGE);
+	dkr.fd = -1;
+	free(dkr.head);
+	dkr.head = NULL;
+	dkr.phase = DKR_RUNNING;
+	dkr.res.dr_streamed = 1;
+
+	if ((s = dkr_start(c, dkr.id)) != 204) {
+		dkr_fail(OUTCOME_DOCKER_ERROR, s == -1 ? c->err :
+		    "docker start: failed");
+		return;
+	}
+	if (dkr_container_verify(DKR_STATE_RUNNING | DKR_STATE_EXITED) == -1)
+		return;
+	dkr.res.dr_admitted = 1;
+	proc_compose(PROC_BRIDGE, IMSG_BRIDGE_ADMIT, NULL, 0);
+	proc_compose(PROC_PARENT, IMSG_DKR_STARTED, NULL, 0);
+	log_debug("container %.12s started and verified", dkr.id);
+}
+
+/* A local Linux engine of API 1.41 or later that enforces every limit. */
+static int
+dkr_daemon_check(void)
+{
+	struct dkr_client	*c = &dkr.client;
+	char			*version;
+	size_t			 vlen;
+	long			 s;
+	enum dkr_reason		 r;
+
+	if (dkr_ping(c) == -1) {
+		dkr_fail(OUTCOME_DOCKER_ERROR, c->err);
+		return (-1);
+	}
+	if ((s = dkr_version(c)) != 200) {
+		dkr_fail(OUTCOME_DOCKER_ERROR, "docker version: failed");
+		return (-1);
+	}
+	vlen = c->len;
+	if ((version = malloc(vlen + 1)) == NULL)
+		fatal("malloc");
+	memcpy(version, c->body, vlen + 1);
+	if ((s = dkr_info(c)) != 200) {
+		free(version);
+		dkr_fail(OUTCOME_DOCKER_ERROR, "docker info: failed");
+		return (-1);
+	}
+	r = dkr_daemon_verify(version, vlen, c->body, c->len, c->err,
+	    sizeof(c->err));
+	free(version);
+	if (r != DKR_OK) {
+		dkr_fail(OUTCOME_ADMISSION_REFUSED, c->err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* The pinned image ID exists here and declares no volumes. */
+static int
+dkr_image_check(void)
+{
+	struct dkr_client	*c = &dkr.client;
+	long			 s;
+
+	if ((s = dkr_image_inspect(c, dkr.tmpl.image)) == 404) {
+		dkr_fail(OUTCOME_ADMISSION_REFUSED, "refused: image not found");
+		return (-1);
+	}
+	if (s != 200) {
+		dkr_fail(OUTCOME_DOCKER_ERROR, "docker image inspect: failed");
+		return (-1);
+	}
+	if (dkr_image_verify(c->body, c->len, dkr.tmpl.image, c->err,
+	    sizeof(c->err)) != DKR_OK) {
+		dkr_fail(OUTCOME_ADMISSION_REFUSED, c->err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Create from the template; a warning of any kind refuses (and deletes). */
+static int
+dkr_container_create(void)
+{
+	struct dkr_client	*c = &dkr.client;
+	enum dkr_reason		 r;
+	char			*body;
+
+	if ((body = dkr_template_body(&dkr.tmpl, &r)) == NULL) {
+		dkr_fail(OUTCOME_ADMISSION_REFUSED, dkr_reason_str(r));
+		return (-1);
+	}
+#ifdef CMCP_TEST
+	body = dkr_weaken(body, dkr.req.sd_weaken);
+#endif
+	if (dkr_create(c, body, dkr.id, &r) == -1) {
+		free(body);
+		dkr_fail(OUTCOME_DOCKER_ERROR, c->err);
+		return (-1);
+	}
+	free(body);
+	if (r != DKR_OK) {
+		dkr_fail(OUTCOME_ADMISSION_REFUSED, c->err);
+		return (-1);
+	}
+	log_debug("created %.12s", dkr.id);
+	return (0);
+}
+
+/* Inspect and compare every field of the profile (dkr_verify.c). */
+static int
+dkr_container_verify(int states)
+{
+	struct dkr_client	*c = &dkr.client;
+	long			 s;
+
+	if ((s = dkr_inspect(c, dkr.id)) != 200) {
+		dkr_fail(OUTCOME_DOCKER_ERROR, "docker inspect: failed");
+		return (-1);
+	}
+	if (dkr_inspect_verify_state(c->body, c->len, &dkr.tmpl, dkr.id,
+	    states, c->err, sizeof(c->err)) != DKR_OK) {
+		dkr_fail(OUTCOME_ADMISSION_REFUSED, c->err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Attach before start, so no output is lost. */
+static int
+dkr_stream_attach(void)
+{
+	struct dkr_client	*c = &dkr.client;
+	size_t			 left;
+
+	if ((dkr.head = calloc(1, sizeof(*dkr.head))) == NULL)
+		fatal("calloc");
+	if (dkr_attach(c, dkr.id, &dkr.fd, (char *)dkr.head->bs_head,
+	    sizeof(dkr.head->bs_head), &left) == -1) {
+		dkr_fail(OUTCOME_DOCKER_ERROR, c->err);
+		return (-1);
+	}
+	dkr.head->bs_len = left;
+	return (0);
+}
+
+/*
+ * The session is over: clean up and report once.  why is the cause as
+ * the sender saw it; the verdict on the container is ours.
+ */
+static void
+dkr_session_end(int why)
+{
+	if (dkr.phase != DKR_RUNNING && dkr.phase != DKR_REAPING &&
+	    dkr.phase != DKR_ATTACHED)
+		return;
+	dkr_cleanup(why);
+	dkr.phase = DKR_DONE;
+	proc_compose(PROC_PARENT, IMSG_DKR_RESULT, &dkr.res, sizeof(dkr.res));
+	proc_flush(PROC_PARENT);
+}
+
+/*
+ * Kill, learn the exit status, delete (force), and confirm the absence by
+ * a 404; never trust a return code for it.  At the end of the stream the
+ * container is exiting by itself, so it gets a short wait first.
+ */
+static void
+dkr_cleanup(int why)
+{
+	struct dkr_client	*c = &dkr.client;
+	int64_t			 status;
+	long			 s;
+	int			 got = 0;
+
+	if (dkr.fd != -1 && close(dkr.fd) == -1)
+		fatal("close");
+	dkr.fd = -1;
+	free(dkr.head);
+	dkr.head = NULL;
+	if (dkr.id[0] == '\0') {
+		dkr.res.dr_gone = 1;
+		return;
+	}
+	if (why == OUTCOME_COMPLETED && dkr.res.dr_admitted &&
+	    dkr_wait(c, dkr.id, DKR_WAIT_EXITED_MS, &status) == 0)
+		got = 1;
+	if (!got) {
+		if ((s = dkr_kill(c, dkr.id)) != 204 && s != 409)
+			log_warnx("%s", s == -1 ? c->err : "docker kill: failed");
+		if (dkr.res.dr_admitted &&
+		    dkr_wait(c, dkr.id, DKR_WAIT_KILLED_MS, &status) == 0)
+			got = 1;
+	}
+	if (got) {
+		dkr.res.dr_exit = status;
+		switch (dkr_exit_outcome(status)) {
+		case DKR_TIME_LIMIT:
+			dkr.res.dr_outcome = OUTCOME_TIME_LIMIT;
+			break;
+		case DKR_INIT_FAILED:
+			dkr.res.dr_outcome = OUTCOME_INIT_FAILED;
+			break;
+		case DKR_EXITED:
+			dkr.res.dr_outcome = OUTCOME_COMPLETED;
+			break;
+		default:
+			dkr.res.dr_outcome = OUTCOME_DOCKER_ERROR;
+			break;
+		}
+	}
+	if ((s = dkr_delete(c, dkr.id)) != 204 && s != 404)
+		log_warnx("%s", s == -1 ? c->err : "docker delete: failed");
+	if (dkr_gone(c, dkr.id) == 1) {
+		dkr.res.dr_gone = 1;
+		log_debug("container %.12s gone", dkr.id);
+		dkr.id[0] = '\0';
+	} else {
+		log_warnx("container %.12s: absence not confirmed", dkr.id);
+		dkr.res.dr_outcome = OUTCOME_CLEANUP_FAILED;
+	}
+}
+
+/* A refusal or an error before the stream: clean up, report. */
+static void
+dkr_fail(int outcome, const char *why)
+{
+	log_warnx("%s", why);
+	strlcpy(dkr.res.dr_why, why, sizeof(dkr.res.dr_why));
+	dkr_cleanup(outcome);
+	if (dkr.res.dr_outcome != OUTCOME_CLEANUP_FAILED)
+		dkr.res.dr_outcome = outcome;
+	dkr.phase = DKR_DONE;
+	proc_compose(PROC_PARENT, IMSG_DKR_RESULT, &dkr.res, sizeof(dkr.res));
+	proc_flush(PROC_PARENT);
+}
+
+/*
+ * Whatever way this process ends (parent gone, a peer's channel closed,
+ * SIGTERM, fatal), a container it created does not outlive it knowingly.
+ */
+static void
+dkr_atexit(void)
+{
+	if (dkr.id[0] != '\0' && dkr.phase != DKR_DONE)
+		dkr_cleanup(OUTCOME_SIGNAL);
+}
+
+static int
+dkr_template_fill(const struct session_docker *sd, struct dkr_template *t)
+{
+	size_t	 i;
+
+	memset(t, 0, sizeof(*t));
+	if (memchr(sd->sd_image, '\0', sizeof(sd->sd_image)) == NULL ||
+	    memchr(sd->sd_init, '\0', sizeof(sd->sd_init)) == NULL ||
+	    memchr(sd->sd_session, '\0', sizeof(sd->sd_session)) == NULL)
+		return (-1);
+	if (strlcpy(t->image, sd->sd_image, sizeof(t->image)) >=
+	    sizeof(t->image) ||
+	    strlcpy(t->init_path, sd->sd_init, sizeof(t->init_path)) >=
+	    sizeof(t->init_path) ||
+	    strlcpy(t->instance, sd->sd_instance, sizeof(t->instance)) >=
+	    sizeof(t->instance) ||
+	    strlcpy(t->session, sd->sd_session, sizeof(t->session)) >=
+	    sizeof(t->session))
+		return (-1);
+	if (sd->sd_argc < 1 || sd->sd_argc > DKR_ARGV_MAX)
+		return (-1);
+	t->argc = sd->sd_argc;
+	for (i = 0; i < t->argc; i++)
+		if (memchr(sd->sd_argv[i], '\0', sizeof(sd->sd_argv[i])) ==
+		    NULL || strlcpy(t->argv[i], sd->sd_argv[i],
+		    sizeof(t->argv[i])) >= sizeof(t->argv[i]))
+			return (-1);
+	t->envc = 1;
+	strlcpy(t->env[0], DKR_AGENT_ENV, sizeof(t->env[0]));
+	t->uid = sd->sd_uid;
+	t->gid = sd->sd_gid;
+	t->memory_bytes = sd->sd_memory_bytes;
+	t->pids = sd->sd_pids;
+	t->nofile = sd->sd_nofile;
+	t->nproc = sd->sd_pids;
+	t->nano_cpus = 0;
+	t->deadline_ms = sd->sd_deadline_ms;
+	return (dkr_template_check(t) == DKR_OK ? 0 : -1);
+}
+
+#ifdef CMCP_TEST
+/*
+ * Test build only: weaken one field of the create body, to show that
+ * admission refuses the container the engine then reports.
+ */
+static char *
+dkr_weaken(char *body, int weaken)
+{
+	cJSON	*root, *hc, *log;
+	char	*s;
+
+	if (weaken == WEAKEN_NONE)
+		return (body);
+	if ((root = cJSON_Parse(body)) == NULL ||
+	    (hc = cJSON_GetObjectItemCaseSensitive(root, "HostConfig")) ==
+	    NULL)
+		fatalx("weaken: bad body");
+	switch (weaken) {
+	case WEAKEN_NETWORK:
+		cJSON_ReplaceItemInObjectCaseSensitive(hc, "NetworkMode",
+		    cJSON_CreateString("host"));
+		break;
+	case WEAKEN_ROOTFS:
+		cJSON_ReplaceItemInObjectCaseSensitive(hc, "ReadonlyRootfs",
+		    cJSON_CreateFalse());
+		break;
+	case WEAKEN_LOGS:
+		log = cJSON_GetObjectItemCaseSensitive(hc, "LogConfig");
+		cJSON_ReplaceItemInObjectCaseSensitive(log, "Type",
+		    cJSON_CreateString("json-file"));
+		break;
+	default:
+		fatalx("weaken: unknown field");
+	}
+	if ((s = cJSON_PrintUnformatted(root)) == NULL)
+		fatalx("weaken: print");
+	cJSON_Delete(root);
+	free(body);
+	log_warnx("test build: create body weakened (%d)", weaken);
+	return (s);
+}
+#endif

@@ -6,6 +6,9 @@
 #   make docker-images    load the test images into the private engine
 #                         (regress/docker/dockerd-env start first)
 #   make docker-sanitize  verifier unit tests under ASan+UBSan
+#   make bench-startup    session start to first byte and to confirmed
+#                         cleanup, cmcp-privsep versus the docker CLI
+#                         (private engine running); bench/results/startup.tsv
 #   make docker-clean
 
 DKR_PKGS=	libcjson libcurl
@@ -27,6 +30,18 @@ DKR_FUZZER=	regress/fuzz/fuzz_inspect
 STATIC_CFLAGS=	-O2 $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 \
 		-fstack-protector-strong -static-pie -fPIE
 
+# The suite's dockerd-client links the template, verifier and client;
+# libcurl it loads itself (dkr_curl.c), so the other children do not.
+DKR_SUITE_SRCS=	$(DKR_API_SRCS) dockerd-client/dkr_curl.c
+SRCS+=		$(DKR_SUITE_SRCS)
+$(DKR_SUITE_SRCS:%.c=obj/%.o) $(DKR_SUITE_SRCS:%.c=obj-test/%.o) \
+    obj/dockerd-client/dockerd.o obj-test/dockerd-client/dockerd.o: \
+    $(DKR_HDRS)
+$(DKR_SUITE_SRCS:%.c=obj/%.o) $(DKR_SUITE_SRCS:%.c=obj-test/%.o) \
+    obj/dockerd-client/dockerd.o obj-test/dockerd-client/dockerd.o: \
+    CPPFLAGS+= -Iinit -Idockerd-client $(DKR_PKG_CFLAGS)
+$(PROG) $(TPROG): LDLIBS+= $(DKR_CJSON_LIBS) -lm
+
 # The top Makefile's targets pick these up.
 UNIT_TESTS+=	regress/docker/verify_test
 EXTRA_ALL+=	$(CMCP_INIT) $(DKR_FIXTURES) regress/docker/engine_test
@@ -35,7 +50,7 @@ CLEAN_EXTRA+=	docker-clean
 FUZZERS+=	$(DKR_FUZZER)
 
 .PHONY: cmcp-init docker-fixtures docker-units docker-images \
-	docker-sanitize docker-clean
+	docker-sanitize docker-clean bench-startup
 
 cmcp-init: $(CMCP_INIT)
 
@@ -82,6 +97,20 @@ docker-sanitize: $(DKR_PURE_SRCS) $(DKR_HDRS) regress/docker/verify_test.c
 	    $(DKR_PURE_SRCS) $(ATF_LIBS) $(DKR_CJSON_LIBS) $(LDLIBS) -lm
 	scripts/san-run obj-san/verify_test -s $(CURDIR)/regress/docker
 
+STARTUP_RUNS?=	11
+bench/startup: bench/startup.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/startup.c $(LDLIBS)
+
+bench-startup: bench/startup $(TPROG) $(CMCP_INIT) $(DKR_FIXTURES)
+	@regress/docker/dockerd-env status >/dev/null 2>&1 || { \
+	    echo "bench-startup: no private engine;" \
+	        "run regress/docker/dockerd-env start"; exit 1; }
+	$(MAKE) -s docker-images
+	@mkdir -p bench/results
+	bench/startup -n $(STARTUP_RUNS) -o bench/results/startup.tsv \
+	    regress/docker/images.env $(CURDIR)/$(TPROG)
+
 docker-clean:
 	rm -f $(CMCP_INIT) $(DKR_FIXTURES) $(DKR_TESTS) $(DKR_FUZZER) \
+	    bench/startup \
 	    obj-san/verify_test regress/docker/images.env

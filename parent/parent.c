@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <event.h>
@@ -16,6 +17,7 @@
 #include <libgen.h>
 #include <paths.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,63 @@ struct parent_child {
 	int		 pc_alive;
 	int		 pc_ready;
 };
+
+enum parent_mode {
+	MODE_RUN,		/* one session */
+	MODE_REAP,		/* remove leftovers of dead instances */
+#ifdef CMCP_TEST
+	MODE_IDLE,		/* test build: children only, no session */
+#endif
+};
+
+/*
+ * What run prints when the session ends, one JSON line.  The gateway's
+ * counts and the audit chain tip join it with the next steps.
+ */
+struct session_summary {
+	char		 ss_session[SESSION_ID_BYTES];
+	int		 ss_outcome;
+	int64_t		 ss_exit;		/* -1: none */
+	uint64_t	 ss_stdout_bytes;
+	uint64_t	 ss_stderr_bytes;
+};
+
+/* The session as the parent follows it. */
+struct parent_session {
+	int			 begun;
+	int			 ended;		/* summary printed */
+	int			 signalled;
+	int			 child_died;
+	int			 have_bridge;
+	int			 have_docker;
+	struct bridge_result	 bridge;
+	struct dkr_result	 docker;
+	struct session_docker	 sd;
+	struct session_bridge	 sb;
+	struct event		 ev_wait;
+};
+
+/* The outcomes and the exit status of run for each (cmcp-privsep(8)). */
+static const struct {
+	const char	*name;
+	int		 status;
+} parent_outcomes[OUTCOME_MAX] = {
+	[OUTCOME_NONE] =		{ "none",		1 },
+	[OUTCOME_COMPLETED] =		{ "completed",		0 },
+	[OUTCOME_TIME_LIMIT] =		{ "time_limit",		2 },
+	[OUTCOME_STDOUT_LIMIT] =	{ "stdout_limit",	3 },
+	[OUTCOME_STDERR_LIMIT] =	{ "stderr_limit",	4 },
+	[OUTCOME_STREAM_ERROR] =	{ "stream_error",	5 },
+	[OUTCOME_ADMISSION_REFUSED] =	{ "admission_refused",	6 },
+	[OUTCOME_INIT_FAILED] =		{ "init_failed",	7 },
+	[OUTCOME_DOCKER_ERROR] =	{ "docker_error",	8 },
+	[OUTCOME_CLEANUP_FAILED] =	{ "cleanup_failed",	9 },
+	[OUTCOME_CHILD_DIED] =		{ "child_died",		10 },
+	[OUTCOME_SIGNAL] =		{ "signal",		11 },
+};
+
+/* How long the parent waits for the bridge's counts after the cleanup. */
+#define PARENT_BRIDGE_WAIT_MS	1000
 
 /*
  * The parent's coarse filter, loaded once the children run: it must keep
@@ -95,9 +154,13 @@ static const enum cmcp_proc parent_stop_order[] = {
 
 static struct parent_child	 parent_children[PROC_MAX];
 static enum parent_state	 parent_state = PARENT_STARTING;
+static enum parent_mode		 parent_mode = MODE_RUN;
 static int			 parent_status;
 static struct event		 parent_ev_ready, parent_ev_grace;
+static struct event		 parent_ev_dkrgrace;
 static struct event		 parent_ev_sig[4];
+static struct parent_session	 parent_sess;
+static char			 parent_bootid[33];
 
 #ifdef CMCP_TEST
 struct parent_probe {
@@ -111,7 +174,12 @@ static struct {
 	size_t			 nprobes;
 	unsigned int		 nosandbox;	/* PROC_BIT() of each */
 	unsigned int		 noready;
-} parent_test = { CMCP_CORE_PATTERN, { { 0, 0 } }, 0, 0, 0 };
+	int			 nosession;
+	int			 weaken;	/* enum session_weaken */
+	const char		*stdout_path;
+	int			 stdout_fd;
+} parent_test = { CMCP_CORE_PATTERN, { { 0, 0 } }, 0, 0, 0, 0, WEAKEN_NONE,
+    NULL, -1 };
 
 static void	parent_test_option(const char *);
 static void	parent_test_probes(void);
@@ -121,9 +189,24 @@ static __dead void usage(void);
 static __dead void parent_check(const char *, int);
 static __dead void parent_run(const char *, int, int);
 static void	parent_stdio(void);
-static void	parent_dirs(const struct cmcp_conf *, char *, size_t);
+static void	parent_dirs(const struct cmcp_conf *, char *, size_t,
+		    char *, size_t);
+static void	parent_init_check(const char *);
+static void	parent_socket_check(const char *);
 static void	parent_send_init(const struct cmcp_conf *, enum cmcp_proc,
-		    const char *);
+		    const char *, const char *);
+static void	parent_session_prepare(const struct cmcp_conf *);
+static void	parent_session_begin(void);
+static void	parent_session_stop(void);
+static void	parent_session_check(void);
+static void	parent_session_wait(int, short, void *);
+static void	parent_session_end(void);
+static int	parent_session_outcome(void);
+static void	parent_reap_judge(struct imsg *);
+static int	parent_instance_alive(const char *);
+static void	parent_instance_self(char *, size_t);
+static int	parent_proc_start(pid_t, unsigned long long *);
+static void	parent_dkr_grace(int, short, void *);
 static void	parent_dispatch_bridge(struct imsg *);
 static void	parent_dispatch_gateway(struct imsg *);
 static void	parent_dispatch_auditor(struct imsg *);
@@ -157,11 +240,12 @@ usage(void)
 	extern char	*__progname;
 
 	fprintf(stderr, "usage: %s [-dnv] [-f file]%s check\n"
-	    "       %s [-dv] [-f file]%s run\n", __progname,
+	    "       %s [-dv] [-f file]%s run\n"
+	    "       %s [-dv] [-f file] reap\n", __progname,
 #ifdef CMCP_TEST
-	    " [-X spec]", __progname, " [-X spec]");
+	    " [-X spec]", __progname, " [-X spec]", __progname);
 #else
-	    "", __progname, "");
+	    "", __progname, "", __progname);
 #endif
 	exit(1);
 }
@@ -217,6 +301,10 @@ main(int argc, char *argv[], char *envp[])
 		parent_check(conffile, noaction);
 	if (strcmp(argv[0], "run") == 0 && !noaction)
 		parent_run(conffile, debug, verbose);
+	if (strcmp(argv[0], "reap") == 0 && !noaction) {
+		parent_mode = MODE_REAP;
+		parent_run(conffile, debug, verbose);
+	}
 	usage();
 }
 
@@ -250,12 +338,14 @@ parent_run(const char *conffile, int debug, int verbose)
 	struct cmcp_conf	*conf;
 	struct timeval		 tv;
 	const char		*corepattern = CMCP_CORE_PATTERN;
-	char			 auditdir[PATH_MAX];
+	char			 auditdir[PATH_MAX], sockdir[PATH_MAX];
 	int			 chan[PROC_MAX], i;
 	pid_t			 pids[PROC_MAX];
 
 #ifdef CMCP_TEST
 	corepattern = parent_test.corepattern;
+	if (parent_test.nosession && parent_mode == MODE_RUN)
+		parent_mode = MODE_IDLE;
 #endif
 	/* Until the children run, errors also go to the operator. */
 	log_init(debug ? LOG_TO_STDERR : LOG_TO_STDERR | LOG_TO_SYSLOG,
@@ -272,7 +362,19 @@ parent_run(const char *conffile, int debug, int verbose)
 		if (conf->c_users[i].uid == 0 || conf->c_users[i].gid == 0)
 			fatalx("user %s: must not be root", proc_title(i));
 	umask(022);
-	parent_dirs(conf, auditdir, sizeof(auditdir));
+	parent_dirs(conf, auditdir, sizeof(auditdir), sockdir,
+	    sizeof(sockdir));
+	if (parent_mode == MODE_RUN)
+		parent_init_check(conf->c_init);
+	if (parent_mode == MODE_RUN || parent_mode == MODE_REAP)
+		parent_socket_check(conf->c_docker_socket);
+	parent_session_prepare(conf);
+#ifdef CMCP_TEST
+	if (parent_test.stdout_path != NULL && (parent_test.stdout_fd =
+	    open(parent_test.stdout_path, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC, 0600)) == -1)
+		fatal("%s", parent_test.stdout_path);
+#endif
 
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		fatal("signal");
@@ -285,6 +387,8 @@ parent_run(const char *conffile, int debug, int verbose)
 	}
 	evtimer_set(&parent_ev_ready, parent_ready_timeout, NULL);
 	evtimer_set(&parent_ev_grace, parent_grace_expired, NULL);
+	evtimer_set(&parent_ev_dkrgrace, parent_dkr_grace, NULL);
+	evtimer_set(&parent_sess.ev_wait, parent_session_wait, NULL);
 
 	proc_spawn(debug, verbose, pids, chan);
 	for (i = PROC_PARENT + 1; i < PROC_MAX; i++) {
@@ -293,8 +397,17 @@ parent_run(const char *conffile, int debug, int verbose)
 		log_debug("started %s pid %ld", proc_title(i), (long)pids[i]);
 		proc_chan_open(i, chan[i], parent_dispatch[i],
 		    parent_chan_closed);
-		parent_send_init(conf, i, auditdir);
+		parent_send_init(conf, i, auditdir, sockdir);
 	}
+#ifdef CMCP_TEST
+	proc_chan_fdpass(PROC_BRIDGE);
+#endif
+	/*
+	 * The session's parameters go out with the children's: dockerd-client
+	 * admits and creates the container while the others start, and
+	 * starts it only on IMSG_CTL_START, once every child is ready.
+	 */
+	parent_session_begin();
 	if (!debug)
 		log_init(LOG_TO_SYSLOG, verbose, LOG_DAEMON);
 	free_config(conf);
@@ -335,12 +448,27 @@ parent_stdio(void)
  * refuse what is unsafe.
  */
 static void
-parent_dirs(const struct cmcp_conf *conf, char *auditdir, size_t len)
+parent_dirs(const struct cmcp_conf *conf, char *auditdir, size_t len,
+    char *sockdir, size_t socklen)
 {
 	const struct conf_user	*au = &conf->c_users[PROC_AUDITOR];
 	struct dirent		*de;
 	char			 path[PATH_MAX];
 	DIR			*dir;
+
+	/*
+	 * dockerd-client's root is the directory of the Docker socket: it
+	 * sees the socket and whatever else the engine keeps there, nothing
+	 * of the rest of the host, and it cannot write there.
+	 */
+	if (conf->c_docker_socket[0] != '/')
+		fatalx("docker socket: not an absolute path");
+	if (strlcpy(path, conf->c_docker_socket, sizeof(path)) >=
+	    sizeof(path) ||
+	    strlcpy(sockdir, dirname(path), socklen) >= socklen)
+		fatalx("docker socket: path too long");
+	if (priv_check_dir(sockdir, 0, S_IWGRP | S_IWOTH) == -1)
+		fatalx("refusing docker socket directory %s", sockdir);
 
 	if (conf->c_chroot[0] != '/')
 		fatalx("chroot: not an absolute path");
@@ -382,7 +510,7 @@ parent_dirs(const struct cmcp_conf *conf, char *auditdir, size_t len)
 
 static void
 parent_send_init(const struct cmcp_conf *conf, enum cmcp_proc id,
-    const char *auditdir)
+    const char *auditdir, const char *sockdir)
 {
 	const struct conf_user	*u = &conf->c_users[id];
 	struct ctl_init		 ci;
@@ -396,7 +524,12 @@ parent_send_init(const struct cmcp_conf *conf, enum cmcp_proc id,
 		ci.ci_has_sgid = 1;
 		ci.ci_sgid = u->sgid;
 	}
-	root = id == PROC_AUDITOR ? auditdir : conf->c_chroot;
+	if (id == PROC_AUDITOR)
+		root = auditdir;
+	else if (id == PROC_DOCKER)
+		root = sockdir;
+	else
+		root = conf->c_chroot;
 	if (strlcpy(ci.ci_chroot, root, sizeof(ci.ci_chroot)) >=
 	    sizeof(ci.ci_chroot))
 		fatalx("chroot path too long");
@@ -410,7 +543,22 @@ parent_send_init(const struct cmcp_conf *conf, enum cmcp_proc id,
 static void
 parent_dispatch_bridge(struct imsg *imsg)
 {
-	parent_dispatch_child(PROC_BRIDGE, imsg);
+	struct bridge_result	 br;
+
+	switch (imsg_get_type(imsg)) {
+	case IMSG_BRIDGE_RESULT:
+		if (!parent_sess.begun || parent_sess.have_bridge ||
+		    imsg_get_data(imsg, &br, sizeof(br)) == -1 ||
+		    br.br_outcome <= OUTCOME_NONE ||
+		    br.br_outcome >= OUTCOME_MAX)
+			fatalx("channel bridge: bad result");
+		parent_sess.bridge = br;
+		parent_sess.have_bridge = 1;
+		parent_session_check();
+		break;
+	default:
+		parent_dispatch_child(PROC_BRIDGE, imsg);
+	}
 }
 
 static void
@@ -434,7 +582,30 @@ parent_dispatch_watchdog(struct imsg *imsg)
 static void
 parent_dispatch_docker(struct imsg *imsg)
 {
-	parent_dispatch_child(PROC_DOCKER, imsg);
+	struct dkr_result	 dr;
+
+	switch (imsg_get_type(imsg)) {
+	case IMSG_REAP_ASK:
+		parent_reap_judge(imsg);
+		break;
+	case IMSG_DKR_STARTED:
+		log_debug("session %s: container admitted and started",
+		    parent_sess.sd.sd_session);
+		break;
+	case IMSG_DKR_RESULT:
+		if (!parent_sess.begun || parent_sess.have_docker ||
+		    imsg_get_data(imsg, &dr, sizeof(dr)) == -1 ||
+		    dr.dr_outcome < OUTCOME_NONE ||
+		    dr.dr_outcome >= OUTCOME_MAX ||
+		    memchr(dr.dr_why, '\0', sizeof(dr.dr_why)) == NULL)
+			fatalx("channel dockerd-client: bad result");
+		parent_sess.docker = dr;
+		parent_sess.have_docker = 1;
+		parent_session_check();
+		break;
+	default:
+		parent_dispatch_child(PROC_DOCKER, imsg);
+	}
 }
 
 /* What every child may say to the parent. */
@@ -495,6 +666,14 @@ parent_child_ready(enum cmcp_proc id)
 		fatalx("evtimer_del failed");
 	parent_state = PARENT_RUNNING;
 	log_info("all children ready");
+#ifdef CMCP_TEST
+	/* Only once the bridge is in its loop does it accept descriptors. */
+	if (parent_test.stdout_fd != -1) {
+		proc_compose_fd(PROC_BRIDGE, IMSG_TEST_STDOUT,
+		    parent_test.stdout_fd, NULL, 0);
+		parent_test.stdout_fd = -1;
+	}
+#endif
 	for (i = PROC_PARENT + 1; i < PROC_MAX; i++)
 		proc_compose(i, IMSG_CTL_START, NULL, 0);
 #ifdef CMCP_TEST
@@ -520,7 +699,15 @@ parent_sig(int sig, short event, void *arg)
 	case SIGTERM:
 	case SIGINT:
 	case SIGHUP:
-		parent_stop();
+		if (parent_sess.begun && !parent_sess.ended &&
+		    !parent_sess.signalled && parent_state == PARENT_RUNNING)
+			parent_session_stop();
+		else {
+			/* Still starting: the orderly stop ends the session. */
+			if (parent_sess.begun && !parent_sess.ended)
+				parent_sess.signalled = 1;
+			parent_stop();
+		}
 		break;
 	case SIGCHLD:
 		parent_reap();
@@ -641,12 +828,22 @@ parent_stop_next(void)
 static void
 parent_teardown(void)
 {
-	int	 i;
+	struct timeval	 tv;
+	int		 i;
 
 	parent_status = 1;
+	if (parent_sess.begun && !parent_sess.ended) {
+		parent_sess.child_died = 1;
+		parent_session_end();
+	}
 	if (parent_state == PARENT_TEARDOWN)
 		return;
 	parent_state = PARENT_TEARDOWN;
+	/* dockerd-client removes the container on SIGTERM: give it time. */
+	tv.tv_sec = DKR_CLEANUP_GRACE_MS / 1000;
+	tv.tv_usec = (DKR_CLEANUP_GRACE_MS % 1000) * 1000;
+	if (evtimer_add(&parent_ev_dkrgrace, &tv) == -1)
+		fatalx("evtimer_add failed");
 	if (evtimer_del(&parent_ev_ready) == -1)
 		fatalx("evtimer_del failed");
 	for (i = PROC_PARENT + 1; i < PROC_MAX; i++)
@@ -687,6 +884,9 @@ parent_grace_expired(int fd, short event, void *arg)
 		id = parent_stop_order[i];
 		if (!parent_children[id].pc_alive)
 			continue;
+		/* In a teardown, it has its own longer grace. */
+		if (all && id == PROC_DOCKER)
+			continue;
 		log_warnx("%s did not exit in %d ms, killing it",
 		    proc_title(id), SHUTDOWN_GRACE_MS);
 		parent_status = 1;
@@ -696,6 +896,21 @@ parent_grace_expired(int fd, short event, void *arg)
 		if (!all)
 			break;
 	}
+}
+
+static void
+parent_dkr_grace(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	if (!parent_children[PROC_DOCKER].pc_alive)
+		return;
+	log_warnx("dockerd-client did not exit in %d ms, killing it",
+	    DKR_CLEANUP_GRACE_MS);
+	if (kill(parent_children[PROC_DOCKER].pc_pid, SIGKILL) == -1 &&
+	    errno != ESRCH)
+		fatal("kill dockerd-client");
 }
 
 static int
@@ -709,10 +924,411 @@ parent_nalive(void)
 	return (n);
 }
 
+/*
+ * cmcp-init is mounted into every container and runs as its PID 1: it must
+ * be a regular file (not a link) that only root can change.
+ */
+static void
+parent_init_check(const char *path)
+{
+	struct stat	 st;
+
+	if (strlen(path) >= SESSION_PATH_BYTES)
+		fatalx("init %s: path too long", path);
+	if (lstat(path, &st) == -1)
+		fatal("init %s", path);
+	if (!S_ISREG(st.st_mode))
+		fatalx("init %s: not a regular file", path);
+	if (st.st_uid != 0)
+		fatalx("init %s: owned by uid %u, must be uid 0", path,
+		    (unsigned int)st.st_uid);
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		fatalx("init %s: mode %04o allows group or other writes",
+		    path, (unsigned int)(st.st_mode & 07777));
+	if ((st.st_mode & S_IXOTH) == 0)
+		fatalx("init %s: not executable by the container user", path);
+}
+
+/*
+ * The Docker socket, when it is there, is a local unix socket that root
+ * owns.  A missing one is Docker's absence, which the session reports.
+ */
+static void
+parent_socket_check(const char *path)
+{
+	struct stat	 st;
+
+	if (lstat(path, &st) == -1) {
+		if (errno == ENOENT)
+			return;
+		fatal("docker socket %s", path);
+	}
+	if (!S_ISSOCK(st.st_mode))
+		fatalx("docker socket %s: not a unix socket", path);
+	if (st.st_uid != 0)
+		fatalx("docker socket %s: owned by uid %u, must be uid 0", path,
+		    (unsigned int)st.st_uid);
+}
+
+/*
+ * Everything the session needs from the configuration, in the fixed
+ * messages, before the configuration is freed: identifiers, the socket
+ * as dockerd-client sees it, the container's profile, the budgets.
+ */
+static void
+parent_session_prepare(const struct cmcp_conf *conf)
+{
+	const struct conf_agent	*ag = &conf->c_agent;
+	struct session_docker	*sd = &parent_sess.sd;
+	struct session_bridge	*sb = &parent_sess.sb;
+	unsigned char		 rnd[16];
+	const char		*base;
+	size_t			 i;
+
+	memset(sd, 0, sizeof(*sd));
+	memset(sb, 0, sizeof(*sb));
+	parent_instance_self(sd->sd_instance, sizeof(sd->sd_instance));
+	arc4random_buf(rnd, sizeof(rnd));
+	for (i = 0; i < sizeof(rnd); i++)
+		(void)snprintf(sd->sd_session + 2 * i, 3, "%02x", rnd[i]);
+	strlcpy(sb->sb_session, sd->sd_session, sizeof(sb->sb_session));
+
+	if ((base = strrchr(conf->c_docker_socket, '/')) == NULL ||
+	    base[1] == '\0' ||
+	    strlcpy(sd->sd_socket, base, sizeof(sd->sd_socket)) >=
+	    sizeof(sd->sd_socket) || strlen(base) >= 108)
+		fatalx("docker socket: bad path");
+	sd->sd_call_timeout_ms = conf->c_docker_timeout_ms;
+	sd->sd_reap_only = parent_mode == MODE_REAP;
+	if (parent_mode != MODE_RUN)
+		return;
+
+	if (strlcpy(sd->sd_init, conf->c_init, sizeof(sd->sd_init)) >=
+	    sizeof(sd->sd_init) ||
+	    strlcpy(sd->sd_image, ag->ctr.image, sizeof(sd->sd_image)) >=
+	    sizeof(sd->sd_image))
+		fatalx("agent: image or init path too long");
+	if (ag->ctr.cmd.argc < 1 || ag->ctr.cmd.argc > SESSION_ARGV_MAX)
+		fatalx("agent command: at most %d arguments", SESSION_ARGV_MAX);
+	sd->sd_argc = ag->ctr.cmd.argc;
+	for (i = 0; i < ag->ctr.cmd.argc; i++)
+		if (strlcpy(sd->sd_argv[i], ag->ctr.cmd.argv[i],
+		    sizeof(sd->sd_argv[i])) >= sizeof(sd->sd_argv[i]))
+			fatalx("agent command: argument longer than %d bytes",
+			    SESSION_ARG_BYTES - 1);
+	sd->sd_uid = ag->ctr.uid;
+	sd->sd_gid = ag->ctr.gid;
+	sd->sd_memory_bytes = ag->ctr.memory_bytes;
+	sd->sd_pids = ag->ctr.pids;
+	sd->sd_nofile = ag->nofile;
+	sd->sd_deadline_ms = ag->ctr.timeout_ms;
+#ifdef CMCP_TEST
+	sd->sd_weaken = parent_test.weaken;
+#endif
+
+	sb->sb_stdout_bytes = ag->stdout_bytes;
+	sb->sb_stderr_bytes = ag->stderr_bytes;
+	sb->sb_deadline_ms = (int64_t)ag->ctr.timeout_ms +
+	    HOST_DEADLINE_SLACK_MS;
+}
+
+/* The bridge learns its budgets before dockerd-client starts anything. */
+static void
+parent_session_begin(void)
+{
+#ifdef CMCP_TEST
+	if (parent_mode == MODE_IDLE)
+		return;
+#endif
+	parent_sess.begun = 1;
+	if (parent_mode == MODE_RUN) {
+		log_info("session %s", parent_sess.sd.sd_session);
+		proc_compose(PROC_BRIDGE, IMSG_SESSION_BRIDGE, &parent_sess.sb,
+		    sizeof(parent_sess.sb));
+	}
+	proc_compose(PROC_DOCKER, IMSG_SESSION_DOCKER, &parent_sess.sd,
+	    sizeof(parent_sess.sd));
+}
+
+/* A signal: the container goes first, then the suite. */
+static void
+parent_session_stop(void)
+{
+	struct timeval	 tv;
+
+	log_info("session %s: stopping on a signal",
+	    parent_sess.sd.sd_session);
+	parent_sess.signalled = 1;
+	proc_compose(PROC_DOCKER, IMSG_SESSION_STOP, NULL, 0);
+	tv.tv_sec = DKR_CLEANUP_GRACE_MS / 1000;
+	tv.tv_usec = (DKR_CLEANUP_GRACE_MS % 1000) * 1000;
+	if (evtimer_add(&parent_sess.ev_wait, &tv) == -1)
+		fatalx("evtimer_add failed");
+}
+
+/*
+ * The session is over once dockerd-client reported its cleanup and, when
+ * the bridge had the stream, the bridge its counts (which come first;
+ * the wait for them is bounded all the same).
+ */
+static void
+parent_session_check(void)
+{
+	struct timeval	 tv;
+
+	if (parent_sess.ended || !parent_sess.have_docker)
+		return;
+	if (parent_sess.docker.dr_streamed && !parent_sess.have_bridge &&
+	    !parent_sess.signalled) {
+		tv.tv_sec = PARENT_BRIDGE_WAIT_MS / 1000;
+		tv.tv_usec = (PARENT_BRIDGE_WAIT_MS % 1000) * 1000;
+		if (evtimer_add(&parent_sess.ev_wait, &tv) == -1)
+			fatalx("evtimer_add failed");
+		return;
+	}
+	parent_session_end();
+	parent_stop();
+}
+
+static void
+parent_session_wait(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	if (parent_sess.ended)
+		return;
+	log_warnx("session %s: %s did not report in time",
+	    parent_sess.sd.sd_session,
+	    parent_sess.have_docker ? "bridge" : "dockerd-client");
+	parent_session_end();
+	parent_stop();
+}
+
+/* Print the summary once and set the exit status. */
+static void
+parent_session_end(void)
+{
+	struct session_summary	 ss;
+
+	if (parent_sess.ended)
+		return;
+	parent_sess.ended = 1;
+	if (evtimer_del(&parent_sess.ev_wait) == -1)
+		fatalx("evtimer_del failed");
+
+	if (parent_mode == MODE_REAP) {
+		if (parent_sess.have_docker &&
+		    parent_sess.docker.dr_outcome == OUTCOME_NONE) {
+			printf("{\"reaped\":%u}\n", parent_sess.docker.dr_reaped);
+			parent_status = 0;
+		} else {
+			log_warnx("reap: %s", parent_sess.have_docker ?
+			    parent_sess.docker.dr_why : "no result");
+			parent_status = parent_outcomes[
+			    OUTCOME_DOCKER_ERROR].status;
+		}
+		if (fflush(stdout) == EOF)
+			log_warn("stdout");
+		return;
+	}
+
+	memset(&ss, 0, sizeof(ss));
+	strlcpy(ss.ss_session, parent_sess.sd.sd_session,
+	    sizeof(ss.ss_session));
+	ss.ss_outcome = parent_session_outcome();
+	ss.ss_exit = parent_sess.have_docker ? parent_sess.docker.dr_exit : -1;
+	if (parent_sess.have_bridge) {
+		ss.ss_stdout_bytes = parent_sess.bridge.br_stdout_bytes;
+		ss.ss_stderr_bytes = parent_sess.bridge.br_stderr_bytes;
+	}
+	if (parent_sess.have_docker && parent_sess.docker.dr_why[0] != '\0')
+		log_info("session %s: %s", ss.ss_session,
+		    parent_sess.docker.dr_why);
+	log_info("session %s: %s", ss.ss_session,
+	    parent_outcomes[ss.ss_outcome].name);
+	printf("{\"session\":\"%s\",\"outcome\":\"%s\",\"exit\":%lld,"
+	    "\"stdout_bytes\":%llu,\"stderr_bytes\":%llu}\n", ss.ss_session,
+	    parent_outcomes[ss.ss_outcome].name, (long long)ss.ss_exit,
+	    (unsigned long long)ss.ss_stdout_bytes,
+	    (unsigned long long)ss.ss_stderr_bytes);
+	if (fflush(stdout) == EOF)
+		log_warn("stdout");
+	parent_status = parent_outcomes[ss.ss_outcome].status;
+}
+
+/*
+ * One outcome from what each side saw, the graver cause first: a dead
+ * child or an unconfirmed cleanup, then the operator's signal, a refusal
+ * before the stream, a limit the bridge enforced, and last how the
+ * container itself ended (cmcp-init's status).
+ */
+static int
+parent_session_outcome(void)
+{
+	const struct dkr_result		*dr = &parent_sess.docker;
+	const struct bridge_result	*br = &parent_sess.bridge;
+
+	if (parent_sess.child_died)
+		return (OUTCOME_CHILD_DIED);
+	if (!parent_sess.have_docker || !dr->dr_gone ||
+	    dr->dr_outcome == OUTCOME_CLEANUP_FAILED)
+		return (OUTCOME_CLEANUP_FAILED);
+	if (parent_sess.signalled)
+		return (OUTCOME_SIGNAL);
+	if (!dr->dr_admitted)
+		return (dr->dr_outcome == OUTCOME_NONE ||
+		    dr->dr_outcome == OUTCOME_COMPLETED ? OUTCOME_DOCKER_ERROR :
+		    dr->dr_outcome);
+	if (parent_sess.have_bridge && br->br_outcome != OUTCOME_COMPLETED)
+		return (br->br_outcome);
+	switch (dr->dr_outcome) {
+	case OUTCOME_TIME_LIMIT:
+	case OUTCOME_INIT_FAILED:
+	case OUTCOME_COMPLETED:
+		return (parent_sess.have_bridge ? dr->dr_outcome :
+		    OUTCOME_DOCKER_ERROR);
+	default:
+		return (OUTCOME_DOCKER_ERROR);
+	}
+}
+
+/*
+ * dockerd-client found containers of other suite instances: only the
+ * parent can tell which of them are dead.  An instance name this suite
+ * would not have written is never judged dead.
+ */
+static void
+parent_reap_judge(struct imsg *imsg)
+{
+	struct reap_instances	 ask, dead;
+	uint32_t		 i;
+
+	if (!parent_sess.begun || imsg_get_data(imsg, &ask, sizeof(ask)) == -1 ||
+	    ask.ri_count > REAP_INSTANCES_MAX)
+		fatalx("channel dockerd-client: bad reap request");
+	memset(&dead, 0, sizeof(dead));
+	for (i = 0; i < ask.ri_count; i++) {
+		if (memchr(ask.ri_instance[i], '\0', INSTANCE_ID_BYTES) == NULL)
+			fatalx("channel dockerd-client: bad reap request");
+		if (parent_instance_alive(ask.ri_instance[i]))
+			continue;
+		log_debug("instance %s is dead", ask.ri_instance[i]);
+		strlcpy(dead.ri_instance[dead.ri_count++], ask.ri_instance[i],
+		    INSTANCE_ID_BYTES);
+	}
+	proc_compose(PROC_DOCKER, IMSG_REAP_DEAD, &dead, sizeof(dead));
+}
+
+/*
+ * An instance is "<boot id>-<pid>-<start time>": the boot id without its
+ * dashes, the parent's pid and its start time in clock ticks after boot
+ * (proc(5) stat field 22).  It is dead when it ran in another boot, or
+ * when no process of that pid with that start time runs now.
+ */
+static int
+parent_instance_alive(const char *inst)
+{
+	unsigned long long	 start, want;
+	const char		*errstr, *p;
+	char			 buf[INSTANCE_ID_BYTES], *pid, *st;
+	pid_t			 n;
+
+	if (strlcpy(buf, inst, sizeof(buf)) >= sizeof(buf) ||
+	    strlen(buf) < 33 || buf[32] != '-')
+		return (1);
+	for (p = buf; p < buf + 32; p++)
+		if (!isxdigit((unsigned char)*p) || isupper((unsigned char)*p))
+			return (1);
+	buf[32] = '\0';
+	pid = buf + 33;
+	if ((st = strchr(pid, '-')) == NULL)
+		return (1);
+	*st++ = '\0';
+	n = strtonum(pid, 1, INT32_MAX, &errstr);
+	if (errstr != NULL)
+		return (1);
+	want = strtonum(st, 0, LLONG_MAX, &errstr);
+	if (errstr != NULL)
+		return (1);
+	if (strcmp(buf, parent_bootid) != 0)
+		return (0);
+	if (parent_proc_start(n, &start) == -1)
+		return (errno != ENOENT && errno != ESRCH);
+	return (start == want);
+}
+
+/* This instance: the boot id and our own pid and start time. */
+static void
+parent_instance_self(char *buf, size_t len)
+{
+	unsigned long long	 start;
+	FILE			*fp;
+	char			 line[64];
+	size_t			 i, j = 0;
+
+	if ((fp = fopen("/proc/sys/kernel/random/boot_id", "re")) == NULL)
+		fatal("boot_id");
+	if (fgets(line, sizeof(line), fp) == NULL)
+		fatalx("boot_id: empty");
+	fclose(fp);
+	for (i = 0; line[i] != '\0' && line[i] != '\n'; i++)
+		if (line[i] != '-' && j < sizeof(parent_bootid) - 1)
+			parent_bootid[j++] = tolower((unsigned char)line[i]);
+	parent_bootid[j] = '\0';
+	if (j != 32)
+		fatalx("boot_id: unexpected format");
+	if (parent_proc_start(getpid(), &start) == -1)
+		fatal("/proc/self/stat");
+	if ((size_t)snprintf(buf, len, "%s-%ld-%llu", parent_bootid,
+	    (long)getpid(), start) >= len)
+		fatalx("instance id too long");
+}
+
+/* The start time of a process, field 22 of /proc/PID/stat. */
+static int
+parent_proc_start(pid_t pid, unsigned long long *start)
+{
+	char		 path[64], line[1024], *p, *end;
+	FILE		*fp;
+	int		 field;
+
+	(void)snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (-1);
+	if (fgets(line, sizeof(line), fp) == NULL) {
+		fclose(fp);
+		errno = EIO;
+		return (-1);
+	}
+	fclose(fp);
+	/* The command name may hold blanks and parentheses. */
+	if ((p = strrchr(line, ')')) == NULL) {
+		errno = EIO;
+		return (-1);
+	}
+	p++;
+	for (field = 3; field < 22; field++) {
+		p += strspn(p, " ");
+		p += strcspn(p, " ");
+	}
+	p += strspn(p, " ");
+	errno = 0;
+	*start = strtoull(p, &end, 10);
+	if (errno != 0 || end == p) {
+		errno = EIO;
+		return (-1);
+	}
+	return (0);
+}
+
 #ifdef CMCP_TEST
 /*
  * Test build only: -X corepattern=PATH, -X probe=PROC:ATTEMPT,
- * -X nosandbox=PROC, -X noready=PROC.
+ * -X nosandbox=PROC, -X noready=PROC, -X nosession (run starts the
+ * children and no session), -X weaken=network|rootfs|logs (one profile
+ * field weakened at create, for admission to refuse), -X stdout=FILE (the
+ * bridge copies the workload's stdout there).
  */
 static void
 parent_test_option(const char *spec)
@@ -729,6 +1345,25 @@ parent_test_option(const char *spec)
 		if ((p = proc_bytitle(spec + 10)) == NULL)
 			fatalx("-X %s: unknown process", spec);
 		parent_test.nosandbox |= PROC_BIT(p->p_id);
+		return;
+	}
+	if (strcmp(spec, "nosession") == 0) {
+		parent_test.nosession = 1;
+		return;
+	}
+	if (strncmp(spec, "weaken=", 7) == 0) {
+		if (strcmp(spec + 7, "network") == 0)
+			parent_test.weaken = WEAKEN_NETWORK;
+		else if (strcmp(spec + 7, "rootfs") == 0)
+			parent_test.weaken = WEAKEN_ROOTFS;
+		else if (strcmp(spec + 7, "logs") == 0)
+			parent_test.weaken = WEAKEN_LOGS;
+		else
+			fatalx("-X %s: unknown field", spec);
+		return;
+	}
+	if (strncmp(spec, "stdout=", 7) == 0) {
+		parent_test.stdout_path = spec + 7;
 		return;
 	}
 	if (strncmp(spec, "noready=", 8) == 0) {

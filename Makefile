@@ -107,7 +107,7 @@ check: deps
 	scripts/check
 
 demo: deps
-	$(MAKE) $(PROG)
+	$(MAKE) $(PROG) cmcp-init docker-fixtures
 	scripts/demo
 
 install: $(PROG) $(CMCP_INIT)

@@ -63,6 +63,10 @@ enum imsg_type {
 	IMSG_BRIDGE_RESULT,	/* bridge -> parent: bridge_result */
 	IMSG_WD_STOP,		/* watchdog -> dockerd-client: stop now */
 	IMSG_TEST_STDOUT,	/* parent -> bridge, test build: fd, no data */
+	IMSG_AUDIT_RECORD,	/* gateway, dockerd-client, parent -> auditor:
+				   struct audit_record, peerid = request no. */
+	IMSG_AUDIT_ACK,		/* auditor -> sender: struct audit_ack once the
+				   record is durable, same peerid */
 	IMSG_TYPE_MAX
 };
 

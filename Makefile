@@ -53,7 +53,7 @@ imsg_test_SRCS=	regress/common/imsg_test.c common/imsg.c
 
 FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 
-.PHONY: all check deps demo install sanitize fuzz lint clean
+.PHONY: all bench check deps demo install sanitize fuzz lint clean
 
 # Docker-side pieces (in-container init, REST client units, test images).
 -include mk/docker.mk
@@ -105,6 +105,10 @@ deps:
 check: deps
 	$(MAKE) all
 	scripts/check
+
+# Every benchmark under bench/, one table at the end (mk/*.mk add theirs).
+bench: deps all
+	scripts/bench $(BENCH_TARGETS)
 
 demo: deps
 	$(MAKE) $(PROG) cmcp-init docker-fixtures

@@ -18,6 +18,7 @@ AUDIT_BENCH=	bench/audit
 # The top Makefile's targets pick these up.
 UNIT_TESTS+=	$(AUDIT_UNIT_TESTS)
 SANITIZE_EXTRA+= audit-sanitize
+BENCH_TARGETS+=	bench-audit
 CLEAN_EXTRA+=	audit-clean
 
 .PHONY: audit-units audit-sanitize bench-audit audit-clean

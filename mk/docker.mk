@@ -46,6 +46,7 @@ $(PROG) $(TPROG): LDLIBS+= $(DKR_CJSON_LIBS) -lm
 UNIT_TESTS+=	regress/docker/verify_test
 EXTRA_ALL+=	$(CMCP_INIT) $(DKR_FIXTURES) regress/docker/engine_test
 SANITIZE_EXTRA+= docker-sanitize
+BENCH_TARGETS+=	bench-startup
 CLEAN_EXTRA+=	docker-clean
 FUZZERS+=	$(DKR_FUZZER)
 

@@ -71,6 +71,8 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/fixtures.mk
 # The store demo.
 -include mk/store.mk
+# The sandbox tool's one-shot container.
+-include mk/sandbox.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 

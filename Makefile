@@ -33,7 +33,7 @@ LDLIBS+=	$(PKG_LIBS)
 # Sources of the one binary.  A directory per process.
 COMMON_SRCS=	common/imsg.c common/log.c common/proc.c common/privdrop.c \
 		common/sandbox.c common/preflight.c common/parse.c \
-		common/printconf.c
+		common/printconf.c common/auditrec.c common/sha256.c
 PROC_SRCS=	parent/parent.c bridge/bridge.c gateway/gateway.c \
 		auditor/auditor.c watchdog/watchdog.c dockerd-client/dockerd.c
 SRCS=		$(COMMON_SRCS) $(PROC_SRCS)
@@ -71,6 +71,8 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/fixtures.mk
 # The store demo.
 -include mk/store.mk
+# The confined session: protocol, gateway, servers; bench-calls.
+-include mk/session.mk
 # The sandbox tool's one-shot container.
 -include mk/sandbox.mk
 

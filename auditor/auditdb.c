@@ -5,29 +5,9 @@
  * audit_verify() reports.  Triggers refuse UPDATE and DELETE; the chain
  * catches what gets past them (a dropped trigger, an edited file).
  *
- * The hash of a record is SHA-256 over this encoding of its fields, in
- * this order, each written as a 4-byte big-endian length followed by that
- * many bytes:
- *
- *	 1. the 20 bytes "cmcp-privsep audit 1" (domain and format version)
- *	 2. seq, 8 bytes, unsigned big-endian
- *	 3. time, 8 bytes big-endian: ms since 1970-01-01 UTC
- *	 4. session		the name's bytes, without a NUL
- *	 5. kind		its name as stored, e.g. "decision"
- *	 6. operation
- *	 7. tool
- *	 8. decision		"none", "allow" or "deny"
- *	 9. reason
- *	10. label_before
- *	11. label_after
- *	12. request_sha256	the 32 digest bytes; length 0 when NULL
- *	13. response_sha256	the same
- *	14. prev_hash		32 bytes: the hash of record seq - 1
- *
- * Every field carries its length, so two different records never share
- * an encoding.  The first record's prev_hash is the genesis value, 32 zero
- * bytes.  The database stores digests and hashes as 64 lowercase hex
- * digits; anything else is not a record this module wrote.
+ * The hash of a record and its encoding are defined in common/auditrec.c;
+ * the database stores digests and hashes as 64 lowercase hex digits, and
+ * anything else is not a record this module wrote.
  *
  * The first broken sequence number is the smallest s such that records
  * 1 .. s-1 form an intact chain and the database holds no record s that
@@ -63,15 +43,6 @@
 #define AUDIT_FORMAT		1		/* PRAGMA user_version */
 #define AUDIT_STR(x)		AUDIT_XSTR(x)
 #define AUDIT_XSTR(x)		#x
-#define AUDIT_DOMAIN		"cmcp-privsep audit 1"
-#define AUDIT_NFIELDS		14
-#define AUDIT_ENC_BYTES		(AUDIT_NFIELDS * 4 + \
-				    (sizeof(AUDIT_DOMAIN) - 1) + 8 + 8 + \
-				    8 * (AUDIT_NAME_BYTES - 1) + \
-				    3 * AUDIT_DIGEST_BYTES)
-
-_Static_assert(AUDIT_DIGEST_BYTES == SHA256_DIGEST_BYTES &&
-    AUDIT_HEX_BYTES == SHA256_HEX_BYTES, "audit digests are SHA-256");
 
 struct audit {
 	sqlite3			*a_db;
@@ -84,35 +55,10 @@ struct audit {
 	int			 a_failed;	/* a write failed: refuse more */
 };
 
-/* The encoding of a record, filled by the audit_enc_* helpers. */
-struct audit_enc {
-	uint8_t			 e_buf[AUDIT_ENC_BYTES];
-	size_t			 e_len;
-};
-
-static const char *const audit_kinds[AUDIT_K_MAX] = {
-	[AUDIT_K_SESSION_START] = "session_start",
-	[AUDIT_K_SESSION_END] = "session_end",
-	[AUDIT_K_ADMISSION] = "admission",
-	[AUDIT_K_DECISION] = "decision",
-	[AUDIT_K_CALL_START] = "call_start",
-	[AUDIT_K_CALL_RESULT] = "call_result",
-	[AUDIT_K_LABEL_CHANGE] = "label_change",
-	[AUDIT_K_POLICY_REVISION] = "policy_revision",
-	[AUDIT_K_WATCHDOG] = "watchdog",
-	[AUDIT_K_CONTAINER] = "container",
-	[AUDIT_K_VIOLATION] = "violation",
-};
-
-static const char *const audit_decisions[AUDIT_D_MAX] = {
-	[AUDIT_D_NONE] = "none",
-	[AUDIT_D_ALLOW] = "allow",
-	[AUDIT_D_DENY] = "deny",
-};
-
 /*
- * The kind and decision lists repeat the tables above; the tests append
- * a record of every kind and decision, so the two cannot drift apart.
+ * The kind and decision lists repeat the names of common/auditrec.c; the
+ * tests append a record of every kind and decision, so the two cannot
+ * drift apart.
  */
 static const char audit_schema[] =
 	"CREATE TABLE audit_records ("
@@ -165,8 +111,6 @@ enum audit_col {
 	COL_HASH
 };
 
-static const uint8_t	 audit_genesis[AUDIT_DIGEST_BYTES];
-
 static int	 audit_exec(sqlite3 *, const char *, const char *);
 static int	 audit_step(sqlite3_stmt *, const char *);
 static int	 audit_prepare(sqlite3 *, const char *, sqlite3_stmt **,
@@ -179,14 +123,8 @@ static int	 audit_open_ro(const char *, sqlite3 **);
 static int	 audit_row_read(sqlite3_stmt *, struct audit_record *);
 static int	 audit_col_name(sqlite3_stmt *, int, char *);
 static int	 audit_col_digest(sqlite3_stmt *, int, uint8_t *, int);
-static int	 audit_col_code(sqlite3_stmt *, int, const char *const *,
-		    int);
-static int	 audit_name_ok(const char *, int);
+static int	 audit_col_code(sqlite3_stmt *, int);
 static int	 audit_now_ms(int64_t *);
-static void	 audit_enc_field(struct audit_enc *, const void *, size_t);
-static void	 audit_enc_u64(struct audit_enc *, uint64_t);
-static void	 audit_enc_str(struct audit_enc *, const char *);
-static int	 audit_unhex(const char *, size_t, uint8_t *);
 static int	 audit_show_row(FILE *, const struct audit_record *, int);
 
 /*
@@ -200,6 +138,7 @@ struct audit *
 audit_open(const char *path)
 {
 	struct audit	*a;
+	uint64_t	 seed;
 	int		 fd, rc;
 
 	/*
@@ -220,6 +159,11 @@ audit_open(const char *path)
 		log_warn("audit: calloc");
 		return (NULL);
 	}
+	/*
+	 * SQLite seeds its generator (new WAL salts after a checkpoint) from
+	 * /dev/urandom on first use: do that now, not in the sandbox.
+	 */
+	sqlite3_randomness(sizeof(seed), &seed);
 	rc = sqlite3_open_v2(path, &a->a_db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE,
 	    NULL);
@@ -493,174 +437,6 @@ audit_show(const char *path, FILE *fp, const char *session, int mode)
 	return (ret);
 }
 
-/* Start a record: all names empty, no digests. */
-void
-audit_record_init(struct audit_record *ar, enum audit_kind kind,
-    enum audit_decision decision)
-{
-	memset(ar, 0, sizeof(*ar));
-	ar->ar_kind = kind;
-	ar->ar_decision = decision;
-}
-
-/* Set one name field; a name too long or with a foreign byte is refused. */
-int
-audit_record_set(struct audit_record *ar, enum audit_field f,
-    const char *name)
-{
-	char	*dst;
-	int	 code = 0;
-
-	switch (f) {
-	case AUDIT_F_SESSION:
-		dst = ar->ar_session;
-		break;
-	case AUDIT_F_OPERATION:
-		dst = ar->ar_operation;
-		break;
-	case AUDIT_F_TOOL:
-		dst = ar->ar_tool;
-		break;
-	case AUDIT_F_REASON:
-		dst = ar->ar_reason;
-		code = 1;
-		break;
-	case AUDIT_F_LABEL_BEFORE:
-		dst = ar->ar_label_before;
-		break;
-	case AUDIT_F_LABEL_AFTER:
-		dst = ar->ar_label_after;
-		break;
-	default:
-		return (-1);
-	}
-	if (strnlen(name, AUDIT_NAME_BYTES) == AUDIT_NAME_BYTES ||
-	    audit_name_ok(name, code) == -1)
-		return (-1);
-	strlcpy(dst, name, AUDIT_NAME_BYTES);
-	return (0);
-}
-
-/* Set the digest of the request (AUDIT_HAS_REQUEST) or the response. */
-void
-audit_record_digest(struct audit_record *ar, unsigned int which,
-    const uint8_t *digest)
-{
-	if (which == AUDIT_HAS_REQUEST)
-		memcpy(ar->ar_request, digest, sizeof(ar->ar_request));
-	else if (which == AUDIT_HAS_RESPONSE)
-		memcpy(ar->ar_response, digest, sizeof(ar->ar_response));
-	else
-		return;
-	ar->ar_flags |= which;
-}
-
-/*
- * Is this a record audit_append() may store?  It may have arrived as
- * bytes from another process, so nothing is assumed: every name must be
- * terminated inside its array.
- */
-int
-audit_record_check(const struct audit_record *ar)
-{
-	const char	*names[] = {
-		ar->ar_session, ar->ar_operation, ar->ar_tool,
-		ar->ar_label_before, ar->ar_label_after
-	};
-	size_t		 i;
-
-	if (ar->ar_kind <= 0 || ar->ar_kind >= AUDIT_K_MAX ||
-	    ar->ar_decision <= 0 || ar->ar_decision >= AUDIT_D_MAX ||
-	    (ar->ar_flags & ~(AUDIT_HAS_REQUEST | AUDIT_HAS_RESPONSE)) != 0)
-		return (-1);
-	for (i = 0; i < nitems(names); i++)
-		if (memchr(names[i], '\0', AUDIT_NAME_BYTES) == NULL ||
-		    audit_name_ok(names[i], 0) == -1)
-			return (-1);
-	if (memchr(ar->ar_reason, '\0', AUDIT_NAME_BYTES) == NULL ||
-	    audit_name_ok(ar->ar_reason, 1) == -1 ||
-	    ar->ar_session[0] == '\0')
-		return (-1);
-	return (0);
-}
-
-/* The hash of a checked record, over the encoding described on top. */
-void
-audit_record_hash(const struct audit_record *ar, uint8_t *hash)
-{
-	struct audit_enc	 e;
-
-	e.e_len = 0;
-	audit_enc_field(&e, AUDIT_DOMAIN, sizeof(AUDIT_DOMAIN) - 1);
-	audit_enc_u64(&e, ar->ar_seq);
-	audit_enc_u64(&e, (uint64_t)ar->ar_time_ms);
-	audit_enc_str(&e, ar->ar_session);
-	audit_enc_str(&e, audit_kind_name(ar->ar_kind));
-	audit_enc_str(&e, ar->ar_operation);
-	audit_enc_str(&e, ar->ar_tool);
-	audit_enc_str(&e, audit_decision_name(ar->ar_decision));
-	audit_enc_str(&e, ar->ar_reason);
-	audit_enc_str(&e, ar->ar_label_before);
-	audit_enc_str(&e, ar->ar_label_after);
-	audit_enc_field(&e, ar->ar_request,
-	    (ar->ar_flags & AUDIT_HAS_REQUEST) ? AUDIT_DIGEST_BYTES : 0);
-	audit_enc_field(&e, ar->ar_response,
-	    (ar->ar_flags & AUDIT_HAS_RESPONSE) ? AUDIT_DIGEST_BYTES : 0);
-	audit_enc_field(&e, ar->ar_prev, AUDIT_DIGEST_BYTES);
-	sha256(e.e_buf, e.e_len, hash);
-}
-
-const char *
-audit_kind_name(enum audit_kind kind)
-{
-	if (kind <= 0 || kind >= AUDIT_K_MAX)
-		return ("");
-	return (audit_kinds[kind]);
-}
-
-const char *
-audit_decision_name(enum audit_decision decision)
-{
-	if (decision <= 0 || decision >= AUDIT_D_MAX)
-		return ("");
-	return (audit_decisions[decision]);
-}
-
-/* Parse "seq:hash" as audit_tip_format() prints it, and nothing else. */
-int
-audit_tip_parse(const char *s, struct audit_tip *tip)
-{
-	const char	*colon, *p, *errstr;
-	char		 num[21];
-
-	if ((colon = strchr(s, ':')) == NULL || colon == s ||
-	    (size_t)(colon - s) >= sizeof(num))
-		return (-1);
-	for (p = s; p < colon; p++)
-		if (*p < '0' || *p > '9')
-			return (-1);
-	memcpy(num, s, colon - s);
-	num[colon - s] = '\0';
-	tip->at_seq = strtonum(num, 0, INT64_MAX, &errstr);
-	if (errstr != NULL)
-		return (-1);
-	if (audit_unhex(colon + 1, strlen(colon + 1), tip->at_hash) == -1)
-		return (-1);
-	if (tip->at_seq == 0 && memcmp(tip->at_hash, audit_genesis,
-	    sizeof(audit_genesis)) != 0)
-		return (-1);
-	return (0);
-}
-
-void
-audit_tip_format(const struct audit_tip *tip, char *buf, size_t len)
-{
-	char	 hex[AUDIT_HEX_BYTES];
-
-	sha256_hex(tip->at_hash, hex);
-	snprintf(buf, len, "%llu:%s", (unsigned long long)tip->at_seq, hex);
-}
-
 static int
 audit_exec(sqlite3 *db, const char *sql, const char *what)
 {
@@ -909,10 +685,8 @@ audit_row_read(sqlite3_stmt *st, struct audit_record *ar)
 	    (ar->ar_time_ms = sqlite3_column_int64(st, COL_TIME)) < 0)
 		return (-1);
 	ar->ar_seq = sqlite3_column_int64(st, COL_SEQ);
-	if ((k = audit_col_code(st, COL_KIND, audit_kinds,
-	    AUDIT_K_MAX)) == -1 ||
-	    (d = audit_col_code(st, COL_DECISION, audit_decisions,
-	    AUDIT_D_MAX)) == -1)
+	if ((k = audit_col_code(st, COL_KIND)) == -1 ||
+	    (d = audit_col_code(st, COL_DECISION)) == -1)
 		return (-1);
 	ar->ar_kind = k;
 	ar->ar_decision = d;
@@ -975,40 +749,26 @@ audit_col_digest(sqlite3_stmt *st, int col, uint8_t *dst, int nullable)
 	return (1);
 }
 
+/* The kind or decision code whose name the column holds, or -1. */
 static int
-audit_col_code(sqlite3_stmt *st, int col, const char *const *names,
-    int max)
+audit_col_code(sqlite3_stmt *st, int col)
 {
 	const unsigned char	*s;
-	int			 i, len;
+	const char		*n;
+	int			 i, len, max;
 
 	if (sqlite3_column_type(st, col) != SQLITE_TEXT ||
 	    (s = sqlite3_column_text(st, col)) == NULL)
 		return (-1);
 	len = sqlite3_column_bytes(st, col);
-	for (i = 1; i < max; i++)
-		if ((size_t)len == strlen(names[i]) &&
-		    memcmp(s, names[i], len) == 0)
+	max = col == COL_KIND ? AUDIT_K_MAX : AUDIT_D_MAX;
+	for (i = 1; i < max; i++) {
+		n = col == COL_KIND ? audit_kind_name(i) :
+		    audit_decision_name(i);
+		if ((size_t)len == strlen(n) && memcmp(s, n, len) == 0)
 			return (i);
-	return (-1);
-}
-
-/*
- * Names follow the configuration grammar (printable ASCII but '"' and
- * '\\'); codes are [a-z0-9_].  Neither leaves room for payload text.
- */
-static int
-audit_name_ok(const char *s, int code)
-{
-	for (; *s != '\0'; s++) {
-		if (code) {
-			if ((*s < 'a' || *s > 'z') && (*s < '0' || *s > '9') &&
-			    *s != '_')
-				return (-1);
-		} else if (*s < 0x20 || *s > 0x7e || *s == '"' || *s == '\\')
-			return (-1);
 	}
-	return (0);
+	return (-1);
 }
 
 static int
@@ -1025,70 +785,6 @@ audit_now_ms(int64_t *ms)
 		return (-1);
 	}
 	*ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	return (0);
-}
-
-static void
-audit_enc_field(struct audit_enc *e, const void *p, size_t len)
-{
-	uint8_t	*b = e->e_buf + e->e_len;
-
-	/* The sizes are bounded by the record's arrays (AUDIT_ENC_BYTES). */
-	b[0] = len >> 24;
-	b[1] = len >> 16;
-	b[2] = len >> 8;
-	b[3] = len;
-	memcpy(b + 4, p, len);
-	e->e_len += 4 + len;
-}
-
-static void
-audit_enc_u64(struct audit_enc *e, uint64_t v)
-{
-	uint8_t	 b[8];
-	int	 i;
-
-	for (i = 7; i >= 0; i--) {
-		b[i] = v & 0xff;
-		v >>= 8;
-	}
-	audit_enc_field(e, b, sizeof(b));
-}
-
-static void
-audit_enc_str(struct audit_enc *e, const char *s)
-{
-	audit_enc_field(e, s, strnlen(s, AUDIT_NAME_BYTES - 1));
-}
-
-/*
- * Exactly 64 lowercase hex digits, so that one digest has one spelling.
- * A table, since verify decodes four digests per record.
- */
-static int
-audit_unhex(const char *hex, size_t len, uint8_t *d)
-{
-	static int8_t	 val[256];
-	static int	 ready;
-	size_t		 i;
-	int		 c;
-	int8_t		 hi, lo;
-
-	if (!ready) {
-		memset(val, -1, sizeof(val));
-		for (c = 0; c < 16; c++)
-			val[(unsigned char)"0123456789abcdef"[c]] = c;
-		ready = 1;
-	}
-	if (len != 2 * AUDIT_DIGEST_BYTES)
-		return (-1);
-	for (i = 0; i < AUDIT_DIGEST_BYTES; i++) {
-		hi = val[(unsigned char)hex[2 * i]];
-		lo = val[(unsigned char)hex[2 * i + 1]];
-		if ((hi | lo) < 0)
-			return (-1);
-		d[i] = hi << 4 | lo;
-	}
 	return (0);
 }
 

@@ -2,10 +2,15 @@
  * The bridge: the only process that reads what the agent's container
  * writes (DESIGN 3, 6).  It gets the attach stream as a descriptor from
  * dockerd-client, never opens anything itself, and demultiplexes Docker's
- * stream: stdout is counted against the agent's budget (the frame protocol
- * comes next), stderr is drained and counted, never stored.  The end of the
- * stream, a budget exceeded or the host-side deadline ends the session: the
- * bridge asks dockerd-client to stop it and tells the parent the counts.
+ * stream: stderr is drained and counted, never stored; stdout is counted
+ * against the agent's budget, split into lines and parsed as request
+ * frames (frame.h).  Only a validated request -- an operation name and the
+ * canonical arguments -- goes to the gateway, one at a time: the next line
+ * is looked at once the reply to the last is written.  Anything else the
+ * agent writes, a request over its calls, the end of the stream, a budget
+ * exceeded, the host-side deadline or the gateway's verdict ends the
+ * session: the bridge asks dockerd-client to stop it and tells the parent
+ * the outcome, a fixed reason and the counts.
  */
 
 #include <sys/types.h>
@@ -16,8 +21,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "frame.h"
 #include "log.h"
 #include "proc.h"
 #include "sandbox.h"
@@ -47,10 +54,39 @@ struct bridge_session {
 
 	uint64_t		 stdout_bytes;
 	uint64_t		 stderr_bytes;
+
+	/* the agent protocol */
+	int			 payload;	/* initial payload received */
+	size_t			 payloadlen;
+	int			 initial;	/* initial frame queued */
+	int			 outstanding;	/* a request at the gateway */
+	uint32_t		 calls;		/* requests forwarded */
+	size_t			 pendoff;	/* stdout not yet split */
+	size_t			 pendlen;
+	size_t			 outoff;	/* host line not yet written */
+	size_t			 outlen;
+	int			 wclosed;	/* the agent's stdin is gone */
+	struct timespec		 t_line;	/* the request's line complete */
+	struct event		 ev_write;
+	struct bridge_lines	 lines;
 #ifdef CMCP_TEST
 	int			 test_stdout;	/* copy of stdout, or -1 */
 #endif
 };
+
+/*
+ * Fixed buffers, no allocation in the loop: the stdout not yet split
+ * (the whole session's stdout fits, so it never wraps), one host line,
+ * one parsed request and the payload.
+ */
+static char			 bridge_pend[AGENT_STDOUT_BYTES];
+static char			 bridge_out[AGENT_FRAME_BYTES + 2];
+static char			 bridge_payload_buf[AGENT_FRAME_BYTES];
+static struct bridge_request	 bridge_req;
+static struct {
+	struct gw_request	 hdr;
+	char			 args[AGENT_FRAME_BYTES + 1];
+} bridge_fwd;
 
 static struct bridge_session	 bs = { .fd = -1
 #ifdef CMCP_TEST
@@ -65,18 +101,27 @@ static void	bridge_dispatch_docker(struct imsg *);
 static void	bridge_session(struct imsg *);
 static void	bridge_stream(struct imsg *);
 static void	bridge_stream_open(void);
+static void	bridge_payload_recv(struct imsg *);
 static void	bridge_payload_send(void);
 static void	bridge_read(int, short, void *);
 static void	bridge_deadline(int, short, void *);
 static int	bridge_demux(const unsigned char *, size_t);
 static int	bridge_payload(const unsigned char *, size_t);
-static void	bridge_end(int);
+static void	bridge_frames(void);
+static void	bridge_forward(void);
+static void	bridge_reply(struct imsg *);
+static void	bridge_line_out(size_t);
+static void	bridge_write(int, short, void *);
+static void	bridge_eof(void);
+static void	bridge_elapsed(void);
+static void	bridge_end(int, const char *);
 
 /*
  * The bridge's system calls on top of the baseline of common/sandbox.c.
  * Opening files and sockets fails softly; anything else kills.
  */
 static const struct sandbox_rule bridge_sandbox[] = {
+	SB_ALLOW(clock_gettime),	/* when the vDSO cannot serve it */
 	SB_EACCES(openat),
 	SB_EACCES(socket),
 	SB_EACCES(connect),
@@ -121,6 +166,9 @@ bridge_dispatch_parent(struct imsg *imsg)
 	case IMSG_SESSION_BRIDGE:
 		bridge_session(imsg);
 		break;
+	case IMSG_SESSION_PAYLOAD:
+		bridge_payload_recv(imsg);
+		break;
 #ifdef CMCP_TEST
 	case IMSG_TEST_STDOUT:
 		if (bs.test_stdout != -1 ||
@@ -139,8 +187,13 @@ bridge_dispatch_parent(struct imsg *imsg)
 static void
 bridge_dispatch_gateway(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
-	proc_unexpected(PROC_GATEWAY, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_GW_REPLY:
+		bridge_reply(imsg);
+		break;
+	default:
+		proc_unexpected(PROC_GATEWAY, imsg);
+	}
 }
 
 static void
@@ -177,8 +230,14 @@ bridge_session(struct imsg *imsg)
 		fatalx("channel parent: second session");
 	if (imsg_get_data(imsg, &bs.sb, sizeof(bs.sb)) == -1 ||
 	    memchr(bs.sb.sb_session, '\0', sizeof(bs.sb.sb_session)) == NULL ||
-	    bs.sb.sb_stdout_bytes == 0 || bs.sb.sb_deadline_ms <= 0)
+	    bs.sb.sb_stdout_bytes == 0 ||
+	    bs.sb.sb_stdout_bytes > AGENT_STDOUT_BYTES ||
+	    bs.sb.sb_deadline_ms <= 0 || bs.sb.sb_frame_bytes == 0 ||
+	    bs.sb.sb_frame_bytes > AGENT_FRAME_BYTES ||
+	    bs.sb.sb_calls > AGENT_CALLS)
 		fatalx("channel parent: bad session message");
+	bridge_lines_init(&bs.lines, bs.sb.sb_frame_bytes,
+	    bs.sb.sb_stdout_bytes);
 	bs.active = 1;
 	if (bs.streaming)
 		bridge_stream_open();
@@ -231,24 +290,51 @@ bridge_stream_open(void)
 		return;
 	}
 	free(st);
-	if (bs.admitted)
-		bridge_payload_send();
 	event_set(&bs.ev_read, bs.fd, EV_READ | EV_PERSIST, bridge_read, NULL);
 	if (event_add(&bs.ev_read, NULL) == -1)
 		fatalx("event_add failed");
+	event_set(&bs.ev_write, bs.fd, EV_WRITE, bridge_write, NULL);
+	if (bs.admitted)
+		bridge_payload_send();
+}
+
+/* The operator's payload, canonical JSON that the parent checked. */
+static void
+bridge_payload_recv(struct imsg *imsg)
+{
+	size_t	 len = imsg_get_len(imsg);
+
+	if (bs.payload || len == 0 || len > sizeof(bridge_payload_buf))
+		fatalx("channel parent: bad payload message");
+	memcpy(bridge_payload_buf, imsg->data, len);
+	bs.payloadlen = len;
+	bs.payload = 1;
+	if (bs.admitted && !bs.ended && bs.active && bs.streaming &&
+	    bs.fd != -1)
+		bridge_payload_send();
 }
 
 /*
- * Hook: the initial payload frame, {"payload": ...}, is written here once
- * the frame protocol exists (the next step).  Nothing goes to the
- * container, and no frame is acted on, before dockerd-client verified the
- * started container (IMSG_BRIDGE_ADMIT); until then output is only
- * counted.  The stream's direction to the container is raw bytes (Tty
- * false): no header.
+ * The initial frame, {"payload": ...}, once dockerd-client verified the
+ * started container (IMSG_BRIDGE_ADMIT) and the payload is here: nothing
+ * goes to the container, and no frame is acted on, before.  The stream's
+ * direction to the container is raw bytes (Tty false): no header.
  */
 static void
 bridge_payload_send(void)
 {
+	const char	*why;
+	size_t		 len;
+
+	if (bs.initial || !bs.payload)
+		return;
+	if (bridge_initial_encode(bridge_payload_buf, bs.payloadlen,
+	    bridge_out, bs.sb.sb_frame_bytes + 2, &len, &why) == -1)
+		fatalx("initial frame: %s", why);
+	explicit_bzero(bridge_payload_buf, bs.payloadlen);
+	bs.initial = 1;
+	bridge_line_out(len);
+	bridge_frames();
 }
 
 static void
@@ -263,16 +349,46 @@ bridge_read(int fd, short event, void *arg)
 		if (errno == EAGAIN || errno == EINTR)
 			return;
 		log_warn("stream read");
-		bridge_end(OUTCOME_STREAM_ERROR);
+		bridge_end(OUTCOME_STREAM_ERROR, "stream_read");
 		return;
 	}
 	if (n == 0) {
-		/* A frame cut short is the container's last word, not ours. */
-		bridge_end(bs.hdrlen == 0 && bs.left == 0 ?
-		    OUTCOME_COMPLETED : OUTCOME_STREAM_ERROR);
+		bridge_eof();
 		return;
 	}
-	(void)bridge_demux(buf, n);
+	if (bridge_demux(buf, n) == 0)
+		bridge_frames();
+	explicit_bzero(buf, n);
+}
+
+/*
+ * The end of the stream: the workload is gone.  A Docker frame cut short
+ * is the container's last word, not ours; an unfinished line is the
+ * agent's.  Lines not yet looked at (the agent wrote on while a request
+ * was at the gateway) are not acted on: nobody would read their replies.
+ */
+static void
+bridge_eof(void)
+{
+	enum bridge_frame_code	 code;
+
+	if (bs.hdrlen != 0 || bs.left != 0) {
+		bridge_end(OUTCOME_STREAM_ERROR, "stream_truncated");
+		return;
+	}
+#ifdef CMCP_TEST
+	if (bs.test_stdout != -1) {
+		bridge_end(OUTCOME_COMPLETED, "");
+		return;
+	}
+#endif
+	if (bs.pendoff == bs.pendlen &&
+	    bridge_lines_end(&bs.lines, &code) == -1) {
+		bridge_end(code == FRAME_STDOUT_BUDGET ? OUTCOME_STDOUT_LIMIT :
+		    OUTCOME_VIOLATION, bridge_frame_string(code));
+		return;
+	}
+	bridge_end(OUTCOME_COMPLETED, "");
 }
 
 static void
@@ -282,7 +398,7 @@ bridge_deadline(int fd, short event, void *arg)
 	(void)event;
 	(void)arg;
 	log_info("session deadline");
-	bridge_end(OUTCOME_TIME_LIMIT);
+	bridge_end(OUTCOME_TIME_LIMIT, "deadline");
 }
 
 /*
@@ -310,7 +426,8 @@ bridge_demux(const unsigned char *p, size_t len)
 			    bs.hdr[0] != STREAM_STDERR) || bs.hdr[1] != 0 ||
 			    bs.hdr[2] != 0 || bs.hdr[3] != 0) {
 				log_warnx("stream: bad frame header");
-				bridge_end(OUTCOME_STREAM_ERROR);
+				bridge_end(OUTCOME_STREAM_ERROR,
+				    "stream_header");
 				return (-1);
 			}
 			bs.type = bs.hdr[0];
@@ -321,7 +438,8 @@ bridge_demux(const unsigned char *p, size_t len)
 			if (bs.left > STREAM_FRAME_BYTES) {
 				log_warnx("stream: frame of %llu bytes",
 				    (unsigned long long)bs.left);
-				bridge_end(OUTCOME_STREAM_ERROR);
+				bridge_end(OUTCOME_STREAM_ERROR,
+				    "stream_frame_size");
 				return (-1);
 			}
 			continue;
@@ -336,48 +454,243 @@ bridge_demux(const unsigned char *p, size_t len)
 	return (bs.ended ? -1 : 0);
 }
 
-/* Count payload bytes against their budget; stderr is never kept. */
+/*
+ * Count payload bytes against their budget; stderr is never kept, stdout
+ * waits in bridge_pend to be split into lines.
+ */
 static int
 bridge_payload(const unsigned char *p, size_t n)
 {
 	if (bs.type == STREAM_STDERR) {
 		bs.stderr_bytes += n;
 		if (bs.stderr_bytes > bs.sb.sb_stderr_bytes) {
-			bridge_end(OUTCOME_STDERR_LIMIT);
+			bridge_end(OUTCOME_STDERR_LIMIT, "stderr_budget");
 			return (-1);
 		}
 		return (0);
 	}
 	bs.stdout_bytes += n;
 	if (bs.stdout_bytes > bs.sb.sb_stdout_bytes) {
-		bridge_end(OUTCOME_STDOUT_LIMIT);
+		bridge_end(OUTCOME_STDOUT_LIMIT, "stdout_budget");
 		return (-1);
 	}
 #ifdef CMCP_TEST
-	/* Test build: the workload's stdout, for the test to read. */
-	while (bs.test_stdout != -1 && n > 0) {
-		ssize_t	 w;
+	/*
+	 * Test build: the workload's stdout, for the test to read, instead
+	 * of the frame protocol (the workloads of the confinement tests
+	 * print plain text).
+	 */
+	if (bs.test_stdout != -1) {
+		while (n > 0) {
+			ssize_t	 w;
 
-		if ((w = write(bs.test_stdout, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			fatal("test stdout");
+			if ((w = write(bs.test_stdout, p, n)) == -1) {
+				if (errno == EINTR)
+					continue;
+				fatal("test stdout");
+			}
+			p += w;
+			n -= w;
 		}
-		p += w;
-		n -= w;
+		return (0);
 	}
-#else
-	(void)p;
 #endif
+	/* Within the budget, so within the buffer: it never wraps. */
+	if (n > sizeof(bridge_pend) - bs.pendlen)
+		fatalx("stdout beyond its buffer");
+	memcpy(bridge_pend + bs.pendlen, p, n);
+	bs.pendlen += n;
 	return (0);
 }
 
 /*
- * Once: stop reading, ask dockerd-client to stop the container, and give
- * the parent the outcome as seen from here with the counts.
+ * Split and parse what the agent wrote, one request at a time: only once
+ * the stream is admitted and the initial frame queued, while no request
+ * is at the gateway and no reply waits to be written.
  */
 static void
-bridge_end(int outcome)
+bridge_frames(void)
+{
+	enum bridge_frame_code	 code;
+	const char		*line, *why;
+	size_t			 used, linelen;
+	int			 r;
+
+	while (!bs.ended && bs.admitted && bs.initial && !bs.outstanding &&
+	    bs.outlen == 0 && bs.pendoff < bs.pendlen) {
+		r = bridge_lines_feed(&bs.lines, bridge_pend + bs.pendoff,
+		    bs.pendlen - bs.pendoff, &used, &line, &linelen, &code);
+		bs.pendoff += used;
+		if (r == -1) {
+			bridge_end(code == FRAME_STDOUT_BUDGET ?
+			    OUTCOME_STDOUT_LIMIT : OUTCOME_VIOLATION,
+			    bridge_frame_string(code));
+			return;
+		}
+		if (r == 0)
+			break;
+		if (clock_gettime(CLOCK_MONOTONIC, &bs.t_line) == -1)
+			fatal("clock_gettime");
+		code = bridge_frame_parse(line, linelen, bs.sb.sb_frame_bytes,
+		    &bridge_req, &why);
+		explicit_bzero((char *)bridge_pend + bs.pendoff - used, used);
+		if (code != FRAME_OK) {
+			log_info("request %u: %s", bs.calls + 1, why);
+			bridge_end(OUTCOME_VIOLATION, why);
+			return;
+		}
+		if (bs.calls >= bs.sb.sb_calls) {
+			log_info("request %u: over the calls bound",
+			    bs.calls + 1);
+			bridge_end(OUTCOME_CALLS_LIMIT, "calls_limit");
+			return;
+		}
+		bridge_forward();
+	}
+}
+
+/* The validated request, and nothing else of the line, to the gateway. */
+static void
+bridge_forward(void)
+{
+	struct gw_request	*rq = &bridge_fwd.hdr;
+
+	memset(rq, 0, sizeof(*rq));
+	if (strlcpy(rq->gq_operation, bridge_req.br_operation,
+	    sizeof(rq->gq_operation)) >= sizeof(rq->gq_operation) ||
+	    bridge_req.br_arglen == 0 ||
+	    bridge_req.br_arglen > sizeof(bridge_fwd.args))
+		fatalx("request out of bounds");
+	rq->gq_arglen = bridge_req.br_arglen;
+	memcpy(bridge_fwd.args, bridge_req.br_arguments,
+	    bridge_req.br_arglen);
+	proc_compose(PROC_GATEWAY, IMSG_GW_REQUEST, &bridge_fwd,
+	    sizeof(*rq) + rq->gq_arglen);
+	proc_flush(PROC_GATEWAY);
+	explicit_bzero(&bridge_fwd, sizeof(*rq) + rq->gq_arglen);
+	explicit_bzero(&bridge_req, sizeof(bridge_req));
+	bs.calls++;
+	bs.outstanding = 1;
+}
+
+/*
+ * The gateway's answer to the outstanding request: a reply line for the
+ * agent, or the end of the session.  A result that does not fit a line
+ * becomes an "internal" refusal (the gateway bounds it, so it cannot).
+ */
+static void
+bridge_reply(struct imsg *imsg)
+{
+	struct gw_reply		 gp;
+	const char		*result, *why, *p;
+	size_t			 len = imsg_get_len(imsg), outlen;
+
+	if (!bs.outstanding || len < sizeof(gp))
+		fatalx("channel gateway: unexpected reply");
+	memcpy(&gp, imsg->data, sizeof(gp));
+	result = (const char *)imsg->data + sizeof(gp);
+	if (gp.gp_resultlen != len - sizeof(gp) ||
+	    memchr(gp.gp_reason, '\0', sizeof(gp.gp_reason)) == NULL ||
+	    gp.gp_code < REPLY_OK || gp.gp_code >= REPLY_CODE_MAX ||
+	    (gp.gp_code == REPLY_OK) != (gp.gp_resultlen > 0))
+		fatalx("channel gateway: bad reply");
+	for (p = gp.gp_reason; *p != '\0'; p++)
+		if ((*p < 'a' || *p > 'z') && (*p < '0' || *p > '9') &&
+		    *p != '_')
+			fatalx("channel gateway: bad reply reason");
+	bs.outstanding = 0;
+	if (bs.ended)
+		return;
+
+	switch (gp.gp_verdict) {
+	case GW_VERDICT_REPLY:
+		break;
+	case GW_VERDICT_VIOLATION:
+		bridge_end(OUTCOME_VIOLATION, gp.gp_reason);
+		return;
+	case GW_VERDICT_FAILED:
+		bridge_end(OUTCOME_UPSTREAM_FAILED, gp.gp_reason);
+		return;
+	default:
+		fatalx("channel gateway: bad verdict");
+	}
+	if (bridge_reply_encode(gp.gp_code, result, gp.gp_resultlen,
+	    bridge_out, bs.sb.sb_frame_bytes + 2, &outlen, &why) == -1) {
+		log_warnx("reply: %s", why);
+		if (bridge_reply_encode(REPLY_INTERNAL, NULL, 0, bridge_out,
+		    bs.sb.sb_frame_bytes + 2, &outlen, &why) == -1)
+			fatalx("reply: %s", why);
+	}
+	bridge_line_out(outlen);
+	bridge_frames();
+}
+
+/*
+ * Write the line in bridge_out to the container's stdin.  An agent that
+ * does not read holds up only its own next request; one that closed its
+ * stdin gets nothing more.
+ */
+static void
+bridge_line_out(size_t len)
+{
+	bs.outoff = 0;
+	bs.outlen = len;
+	bridge_write(bs.fd, EV_WRITE, NULL);
+}
+
+static void
+bridge_write(int fd, short event, void *arg)
+{
+	ssize_t	 n;
+
+	(void)event;
+	(void)arg;
+	while (!bs.ended && bs.outoff < bs.outlen && !bs.wclosed) {
+		if ((n = write(fd, bridge_out + bs.outoff,
+		    bs.outlen - bs.outoff)) == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (event_add(&bs.ev_write, NULL) == -1)
+					fatalx("event_add failed");
+				return;
+			}
+			if (errno != EPIPE && errno != ECONNRESET)
+				log_warn("stream write");
+			bs.wclosed = 1;
+			break;
+		}
+		bs.outoff += n;
+	}
+	explicit_bzero(bridge_out, bs.outlen);
+	bs.outoff = bs.outlen = 0;
+	bridge_elapsed();
+	bridge_frames();
+}
+
+/* The time from a request's line to its reply written (bench/calls). */
+static void
+bridge_elapsed(void)
+{
+	struct timespec	 now;
+
+	if (bs.t_line.tv_sec == 0 && bs.t_line.tv_nsec == 0)
+		return;
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+		fatal("clock_gettime");
+	log_debug("request %u: %lld us from its line to its reply", bs.calls,
+	    (long long)(now.tv_sec - bs.t_line.tv_sec) * 1000000 +
+	    (now.tv_nsec - bs.t_line.tv_nsec) / 1000);
+	bs.t_line.tv_sec = bs.t_line.tv_nsec = 0;
+}
+
+/*
+ * Once: stop reading, ask dockerd-client to stop the container, and give
+ * the parent the outcome as seen from here with a fixed reason and the
+ * counts.
+ */
+static void
+bridge_end(int outcome, const char *reason)
 {
 	struct session_stop	 ss;
 	struct bridge_result	 br;
@@ -390,6 +703,10 @@ bridge_end(int outcome)
 	if (evtimer_initialized(&bs.ev_deadline) &&
 	    evtimer_del(&bs.ev_deadline) == -1)
 		fatalx("evtimer_del failed");
+	if (event_initialized(&bs.ev_write) && event_del(&bs.ev_write) == -1)
+		fatalx("event_del failed");
+	explicit_bzero(bridge_pend, bs.pendlen);
+	explicit_bzero(bridge_out, sizeof(bridge_out));
 	if (bs.fd != -1 && close(bs.fd) == -1)
 		fatal("close stream");
 	bs.fd = -1;
@@ -407,8 +724,10 @@ bridge_end(int outcome)
 	br.br_outcome = outcome;
 	br.br_stdout_bytes = bs.stdout_bytes;
 	br.br_stderr_bytes = bs.stderr_bytes;
+	(void)strlcpy(br.br_reason, reason, sizeof(br.br_reason));
 	proc_compose(PROC_PARENT, IMSG_BRIDGE_RESULT, &br, sizeof(br));
-	log_debug("session ended: stdout %llu bytes, stderr %llu bytes",
-	    (unsigned long long)bs.stdout_bytes,
+	log_debug("session ended: %s, %u requests, stdout %llu bytes, "
+	    "stderr %llu bytes", reason[0] != '\0' ? reason : "end of stream",
+	    bs.calls, (unsigned long long)bs.stdout_bytes,
 	    (unsigned long long)bs.stderr_bytes);
 }

@@ -63,6 +63,19 @@ enum imsg_type {
 	IMSG_BRIDGE_RESULT,	/* bridge -> parent: bridge_result */
 	IMSG_WD_STOP,		/* watchdog -> dockerd-client: stop now */
 	IMSG_TEST_STDOUT,	/* parent -> bridge, test build: fd, no data */
+	IMSG_GW_CONFIG,		/* parent -> gateway, before its privilege
+				   drop: fd of the normalized configuration */
+	IMSG_GW_SERVER,		/* parent -> gateway, likewise: fd, struct
+				   gw_server_fd, two per server in order */
+	IMSG_SESSION_PAYLOAD,	/* parent -> gateway and bridge: the initial
+				   payload, canonical JSON */
+	IMSG_GW_UPSTREAMS,	/* gateway -> parent: struct gw_upstreams */
+	IMSG_GW_END,		/* parent -> gateway: close the upstreams */
+	IMSG_GW_RESULT,		/* gateway -> parent: struct gw_result */
+	IMSG_GW_REQUEST,	/* bridge -> gateway: struct gw_request and
+				   the canonical arguments */
+	IMSG_GW_REPLY,		/* gateway -> bridge: struct gw_reply and
+				   the result */
 	IMSG_AUDIT_RECORD,	/* gateway, dockerd-client, parent -> auditor:
 				   struct audit_record, peerid = request no. */
 	IMSG_AUDIT_ACK,		/* auditor -> sender: struct audit_ack once the
@@ -71,7 +84,7 @@ enum imsg_type {
 };
 
 /* Channel and message limits. */
-#define MAX_CHAN_MSG_BYTES	(64 * 1024)
+#define MAX_CHAN_MSG_BYTES	(96 * 1024)	/* a 64 KiB frame and more */
 #define MAX_LOG_LINE_BYTES	1024
 
 /* Lifecycle timing. */
@@ -89,6 +102,8 @@ struct ctl_init {
 	gid_t		 ci_sgid;	/* supplementary group, if ci_has_sgid */
 	int		 ci_has_sgid;
 	char		 ci_chroot[PATH_MAX];
+	char		 ci_file[NAME_MAX + 1];	/* auditor: its database, a
+						   name in ci_chroot */
 #ifdef CMCP_TEST
 	int		 ci_nosandbox;	/* skip the seccomp filter */
 	int		 ci_noready;	/* never send IMSG_CTL_READY */
@@ -131,6 +146,8 @@ struct ctl_probe {
 #define SESSION_PATH_BYTES	256
 #define SESSION_IMAGE_BYTES	(7 + 64 + 1)
 #define SESSION_WHY_BYTES	96
+#define SESSION_REASON_BYTES	32	/* a fixed code: [a-z0-9_] */
+#define SESSION_OP_BYTES	(64 + 1)	/* an operation name */
 #define STREAM_HEAD_BYTES	(16 * 1024)	/* attach leftover bytes */
 #define STREAM_FRAME_BYTES	(1024 * 1024)	/* one demuxed frame */
 #define HOST_DEADLINE_SLACK_MS	1000	/* after the in-container one */
@@ -154,6 +171,10 @@ enum session_outcome {
 	OUTCOME_CLEANUP_FAILED,		/* absence not confirmed */
 	OUTCOME_CHILD_DIED,
 	OUTCOME_SIGNAL,
+	OUTCOME_VIOLATION,		/* the agent broke the protocol */
+	OUTCOME_CALLS_LIMIT,		/* a request over the agent's calls */
+	OUTCOME_UPSTREAM_FAILED,	/* an MCP exchange became unsafe */
+	OUTCOME_UPSTREAM_REFUSED,	/* a server failed its start */
 	OUTCOME_MAX
 };
 
@@ -192,6 +213,8 @@ struct session_bridge {
 	uint64_t	 sb_stdout_bytes;
 	uint64_t	 sb_stderr_bytes;
 	int64_t		 sb_deadline_ms;	/* host side, from the stream */
+	uint64_t	 sb_frame_bytes;	/* largest request line */
+	uint32_t	 sb_calls;		/* requests in the session */
 };
 
 /* IMSG_REAP_ASK and IMSG_REAP_DEAD: instances seen on our containers. */
@@ -216,6 +239,7 @@ struct bridge_result {
 	int		 br_outcome;	/* COMPLETED at end of stream */
 	uint64_t	 br_stdout_bytes;
 	uint64_t	 br_stderr_bytes;
+	char		 br_reason[SESSION_REASON_BYTES];	/* fixed */
 };
 
 /* IMSG_DKR_RESULT: the container's end, after cleanup. */
@@ -229,6 +253,66 @@ struct dkr_result {
 	uint32_t	 dr_reaped;	/* leftovers of dead instances */
 	char		 dr_why[SESSION_WHY_BYTES];	/* fixed text */
 };
+
+/*
+ * IMSG_GW_SERVER: which descriptor of which server (index in the order of
+ * the configuration): 0 its standard input, 1 its standard output.
+ */
+struct gw_server_fd {
+	uint32_t	 gs_index;
+	uint32_t	 gs_dir;
+};
+
+/* IMSG_GW_UPSTREAMS: every server initialized and its catalog checked. */
+struct gw_upstreams {
+	int		 gu_ok;
+	char		 gu_reason[SESSION_REASON_BYTES];	/* fixed */
+};
+
+/* IMSG_GW_RESULT: counts only. */
+struct gw_result {
+	uint64_t	 gr_calls;	/* requests decided */
+	uint64_t	 gr_allowed;
+	uint64_t	 gr_denied;
+};
+
+/* IMSG_GW_REQUEST: followed by gq_arglen bytes, a canonical object. */
+struct gw_request {
+	char		 gq_operation[SESSION_OP_BYTES];
+	uint32_t	 gq_arglen;
+};
+
+/* How the gateway answers a request (struct gw_reply). */
+enum gw_verdict {
+	GW_VERDICT_REPLY,	/* gp_code for the agent, the session goes on */
+	GW_VERDICT_VIOLATION,	/* end the session: the agent's fault */
+	GW_VERDICT_FAILED	/* end the session: upstream unsafe */
+};
+
+/*
+ * IMSG_GW_REPLY: followed by gp_resultlen bytes, the tool's result (JSON)
+ * when gp_code is the bridge's REPLY_OK, nothing otherwise.
+ */
+struct gw_reply {
+	int		 gp_verdict;	/* enum gw_verdict */
+	int		 gp_code;	/* enum bridge_reply_code */
+	char		 gp_reason[SESSION_REASON_BYTES];	/* fixed */
+	uint32_t	 gp_resultlen;
+};
+
+/*
+ * IMSG_AUDIT_ACK: the record with the sender's peerid is on stable
+ * storage as record seq, whose hash is now the chain's tip.
+ */
+#define AUDIT_ACK_HASH_BYTES	32
+struct audit_ack {
+	uint64_t	 aa_seq;
+	uint8_t		 aa_hash[AUDIT_ACK_HASH_BYTES];
+};
+
+/* Auditor: records it commits in one transaction, and its sender's wait. */
+#define AUDIT_QUEUE_MAX		1024
+#define AUDIT_ACK_WAIT_MS	2000
 
 /* Agent bounds: defaults are also the maxima (DESIGN 6). */
 #define AGENT_FRAME_BYTES	(64 * 1024)

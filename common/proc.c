@@ -38,11 +38,15 @@
 
 /*
  * The suite: who runs what, and who may talk to whom (DESIGN 4).  A
- * channel exists only when both ends list each other.
+ * channel exists only when both ends list each other; descriptors travel
+ * on it only when one end lists the other as a receiver of them: the
+ * parent passes the MCP servers' pipes and the configuration to the
+ * gateway, dockerd-client the attach stream to the bridge.
  */
 static const struct privsep_proc procs[PROC_MAX] = {
 	[PROC_PARENT] =	{ "parent", PROC_PARENT, NULL,
-	    P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG | P_DOCKER },
+	    P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG | P_DOCKER,
+	    P_GATEWAY },
 	[PROC_BRIDGE] =	{ "bridge", PROC_BRIDGE, bridge_main,
 	    P_PARENT | P_GATEWAY | P_WATCHDOG | P_DOCKER },
 	[PROC_GATEWAY] = { "gateway", PROC_GATEWAY, gw_main,
@@ -52,7 +56,8 @@ static const struct privsep_proc procs[PROC_MAX] = {
 	[PROC_WATCHDOG] = { "watchdog", PROC_WATCHDOG, wd_main,
 	    P_PARENT | P_BRIDGE | P_DOCKER },
 	[PROC_DOCKER] =	{ "dockerd-client", PROC_DOCKER, dkr_main,
-	    P_PARENT | P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG },
+	    P_PARENT | P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG,
+	    P_BRIDGE },
 };
 
 /*
@@ -97,6 +102,8 @@ static __dead void proc_exec(enum cmcp_proc, const int *, int, int);
 static void	proc_chan_init(enum cmcp_proc, int);
 static void	proc_chan_listen(enum cmcp_proc, void (*)(struct imsg *),
 		    void (*)(enum cmcp_proc));
+static void	proc_compose_msg(enum cmcp_proc, uint32_t, uint32_t, int,
+		    const void *, size_t);
 static void	proc_chan_update(struct proc_chan *);
 static void	proc_chan_handler(int, short, void *);
 static int	proc_chan_drain(struct proc_chan *);
@@ -284,13 +291,31 @@ proc_child(const char *title, int debug, int verbose)
 static void
 proc_recv_init(struct ctl_init *ci)
 {
+	struct imsg	 imsg;
+
+	proc_recv_early(IMSG_CTL_INIT, &imsg);
+	if (imsg_get_data(&imsg, ci, sizeof(*ci)) == -1)
+		fatalx("channel parent: init message of %zu bytes",
+		    imsg_get_len(&imsg));
+	imsg_free(&imsg);
+	if (memchr(ci->ci_chroot, '\0', sizeof(ci->ci_chroot)) == NULL)
+		fatalx("channel parent: chroot path unterminated");
+}
+
+/*
+ * Child, before its event loop: block until the next message on the
+ * parent channel, which must be of the given type; the caller frees it.
+ * The end of the channel here is the parent's end: exit quietly.
+ */
+void
+proc_recv_early(uint32_t type, struct imsg *imsg)
+{
 	struct imsgbuf	*ibuf = &proc_chans[PROC_PARENT].pc_ibuf;
 	struct pollfd	 pfd;
-	struct imsg	 imsg;
 	int		 n;
 
 	for (;;) {
-		if ((n = imsgbuf_get(ibuf, &imsg)) == -1)
+		if ((n = imsgbuf_get(ibuf, imsg)) == -1)
 			fatal("channel parent: bad message");
 		if (n == 1)
 			break;
@@ -303,14 +328,8 @@ proc_recv_init(struct ctl_init *ci)
 		if (n == 0 && ibuf->rlen == 0)
 			exit(0);
 	}
-	if (imsg_get_type(&imsg) != IMSG_CTL_INIT)
-		proc_unexpected(PROC_PARENT, &imsg);
-	if (imsg_get_data(&imsg, ci, sizeof(*ci)) == -1)
-		fatalx("channel parent: init message of %zu bytes",
-		    imsg_get_len(&imsg));
-	imsg_free(&imsg);
-	if (memchr(ci->ci_chroot, '\0', sizeof(ci->ci_chroot)) == NULL)
-		fatalx("channel parent: chroot path unterminated");
+	if (imsg_get_type(imsg) != type)
+		proc_unexpected(PROC_PARENT, imsg);
 }
 
 /*
@@ -440,12 +459,19 @@ proc_chan_open(enum cmcp_proc peer, int fd, void (*dispatch)(struct imsg *),
 static void
 proc_chan_init(enum cmcp_proc peer, int fd)
 {
-	struct proc_chan	*pc = &proc_chans[peer];
+	struct proc_chan		*pc = &proc_chans[peer];
+	const struct privsep_proc	*self;
 
 	if (pc->pc_open)
 		fatalx("channel %s opened twice", proc_title(peer));
-	if (imsgbuf_init(&pc->pc_ibuf, fd) == -1)
+	if (imsgbuf_init(&pc->pc_ibuf, fd) == -1 ||
+	    imsgbuf_set_maxsize(&pc->pc_ibuf, MAX_CHAN_MSG_BYTES) == -1)
 		fatal("channel %s", proc_title(peer));
+	/* Before the first read: a descriptor may come with it. */
+	self = proc_self != NULL ? proc_self : &procs[PROC_PARENT];
+	if ((self->p_fdpeers & PROC_BIT(peer)) != 0 ||
+	    (procs[peer].p_fdpeers & PROC_BIT(self->p_id)) != 0)
+		imsgbuf_allow_fdpass(&pc->pc_ibuf);
 	pc->pc_open = 1;
 }
 
@@ -474,6 +500,12 @@ proc_chan_close(enum cmcp_proc peer)
 	imsgbuf_clear(&pc->pc_ibuf);
 	pc->pc_events = 0;
 	pc->pc_open = 0;
+}
+
+int
+proc_chan_isopen(enum cmcp_proc peer)
+{
+	return (proc_chans[peer].pc_open);
 }
 
 /*
@@ -507,11 +539,26 @@ void
 proc_compose_fd(enum cmcp_proc peer, uint32_t type, int fd, const void *data,
     size_t len)
 {
+	proc_compose_msg(peer, type, 0, fd, data, len);
+}
+
+/* A request and its answer carry the same number in the header's peerid. */
+void
+proc_compose_id(enum cmcp_proc peer, uint32_t type, uint32_t id,
+    const void *data, size_t len)
+{
+	proc_compose_msg(peer, type, id, -1, data, len);
+}
+
+static void
+proc_compose_msg(enum cmcp_proc peer, uint32_t type, uint32_t id, int fd,
+    const void *data, size_t len)
+{
 	struct proc_chan	*pc = &proc_chans[peer];
 
 	if (!pc->pc_open)
 		fatalx("channel %s: not open", proc_title(peer));
-	if (imsg_compose(&pc->pc_ibuf, type, 0, 0, fd, data, len) == -1)
+	if (imsg_compose(&pc->pc_ibuf, type, id, 0, fd, data, len) == -1)
 		fatal("channel %s: compose", proc_title(peer));
 	if (pc->pc_dispatch != NULL)
 		proc_chan_update(pc);

@@ -18,6 +18,7 @@ struct privsep_proc {
 	enum cmcp_proc	 p_id;
 	__dead void	(*p_main)(const struct ctl_init *);
 	unsigned int	 p_peers;	/* PROC_BIT() of each peer */
+	unsigned int	 p_fdpeers;	/* peers it sends descriptors to */
 };
 
 /* A child's handler for the messages arriving on one channel. */
@@ -36,14 +37,18 @@ void		 proc_chan_open(enum cmcp_proc, int,
 		    void (*)(struct imsg *), void (*)(enum cmcp_proc));
 void		 proc_chan_close(enum cmcp_proc);
 void		 proc_chan_reap(enum cmcp_proc);
+int		 proc_chan_isopen(enum cmcp_proc);
 void		 proc_compose(enum cmcp_proc, uint32_t, const void *,
 		    size_t);
 void		 proc_compose_fd(enum cmcp_proc, uint32_t, int, const void *,
 		    size_t);
+void		 proc_compose_id(enum cmcp_proc, uint32_t, uint32_t,
+		    const void *, size_t);
 void		 proc_chan_fdpass(enum cmcp_proc);
 void		 proc_flush(enum cmcp_proc);
 __dead void	 proc_unexpected(enum cmcp_proc, struct imsg *);
 void		 proc_listen(const struct proc_handler *, size_t);
+void		 proc_recv_early(uint32_t, struct imsg *);
 void		 proc_ready(void);
 void		 proc_stopping(void);
 __dead void	 proc_shutdown(void);

@@ -28,9 +28,11 @@
 #include <cjson/cJSON.h>
 #endif
 
+#include "auditrec.h"
 #include "log.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "sha256.h"
 #include "dkr.h"
 
 /* After the end of the stream, the container is about to exit. */
@@ -62,9 +64,24 @@ struct dkr_session {
 	int			 fd;		/* attach stream until passed */
 	struct bridge_stream	*head;		/* and its first bytes */
 	struct dkr_result	 res;
+	uint32_t		 audit_id;	/* of the last record sent */
+	uint32_t		 audit_pending;	/* records not yet acked */
+	int			 admit_wait;	/* admit once all are acked */
+	int			 report_wait;	/* report once all are acked */
+	int			 exiting;	/* in atexit: records are moot */
 };
 
 static struct dkr_session	 dkr = { .fd = -1 };
+
+/* What the bridge reports as the agent's violation, as audit codes. */
+static const char *const dkr_violations[OUTCOME_MAX] = {
+	[OUTCOME_TIME_LIMIT] = "time_limit",
+	[OUTCOME_STDOUT_LIMIT] = "stdout_limit",
+	[OUTCOME_STDERR_LIMIT] = "stderr_limit",
+	[OUTCOME_STREAM_ERROR] = "stream_error",
+	[OUTCOME_VIOLATION] = "violation",
+	[OUTCOME_CALLS_LIMIT] = "calls_limit",
+};
 
 static void	dkr_dispatch_parent(struct imsg *);
 static void	dkr_dispatch_bridge(struct imsg *);
@@ -87,6 +104,13 @@ static void	dkr_fail(int, const char *);
 static void	dkr_atexit(void);
 static int	dkr_template_fill(const struct session_docker *,
 		    struct dkr_template *);
+static void	dkr_report(void);
+static void	dkr_admit(void);
+static void	dkr_audit(enum audit_kind, enum audit_decision, const char *,
+		    const uint8_t *);
+static void	dkr_audit_ack(struct imsg *);
+static void	dkr_audit_code(const char *, char *, size_t);
+static void	dkr_profile_digest(uint8_t *);
 #ifdef CMCP_TEST
 static char	*dkr_weaken(char *, int);
 #endif
@@ -166,6 +190,11 @@ dkr_dispatch_parent(struct imsg *imsg)
 		break;
 	case IMSG_CTL_SHUTDOWN:
 		dkr_session_end(OUTCOME_SIGNAL);
+		/* No more waiting for acks: the parent is stopping us. */
+		if (dkr.report_wait) {
+			dkr.audit_pending = 0;
+			dkr_report();
+		}
 		proc_shutdown();
 		/* NOTREACHED */
 	case IMSG_SESSION_DOCKER:
@@ -199,6 +228,10 @@ dkr_dispatch_bridge(struct imsg *imsg)
 		    ss.ss_outcome <= OUTCOME_NONE ||
 		    ss.ss_outcome >= OUTCOME_MAX)
 			fatalx("channel bridge: bad stop message");
+		if (dkr.phase == DKR_RUNNING &&
+		    dkr_violations[ss.ss_outcome] != NULL)
+			dkr_audit(AUDIT_K_VIOLATION, AUDIT_D_NONE,
+			    dkr_violations[ss.ss_outcome], NULL);
 		dkr_session_end(ss.ss_outcome);
 		break;
 	default:
@@ -216,8 +249,13 @@ dkr_dispatch_gateway(struct imsg *imsg)
 static void
 dkr_dispatch_auditor(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
-	proc_unexpected(PROC_AUDITOR, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_AUDIT_ACK:
+		dkr_audit_ack(imsg);
+		break;
+	default:
+		proc_unexpected(PROC_AUDITOR, imsg);
+	}
 }
 
 /* "Stop container now": a fixed message, it names no container. */
@@ -339,10 +377,15 @@ dkr_reap_dead(struct imsg *imsg)
 static void
 dkr_session_prepare(void)
 {
+	uint8_t	 profile[SHA256_DIGEST_BYTES];
+
 	if (dkr_daemon_check() == -1 || dkr_image_check() == -1 ||
 	    dkr_container_create() == -1 ||
-	    dkr_container_verify(DKR_STATE_CREATED) == -1 ||
-	    dkr_stream_attach() == -1)
+	    dkr_container_verify(DKR_STATE_CREATED) == -1)
+		return;
+	dkr_profile_digest(profile);
+	dkr_audit(AUDIT_K_ADMISSION, AUDIT_D_ALLOW, "", profile);
+	if (dkr_stream_attach() == -1)
 		return;
 	dkr.phase = DKR_ATTACHED;
 	if (dkr.go)
@@ -383,9 +426,11 @@ dkr_session_start(void)
 	if (dkr_container_verify(DKR_STATE_RUNNING | DKR_STATE_EXITED) == -1)
 		return;
 	dkr.res.dr_admitted = 1;
-	proc_compose(PROC_BRIDGE, IMSG_BRIDGE_ADMIT, NULL, 0);
-	proc_compose(PROC_PARENT, IMSG_DKR_STARTED, NULL, 0);
+	dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE, "started", NULL);
 	log_debug("container %.12s started and verified", dkr.id);
+	/* Audit before act: the bridge admits data once this is on record. */
+	dkr.admit_wait = 1;
+	dkr_admit();
 }
 
 /* A local Linux engine of API 1.41 or later that enforces every limit. */
@@ -473,6 +518,7 @@ dkr_container_create(void)
 		dkr_fail(OUTCOME_ADMISSION_REFUSED, c->err);
 		return (-1);
 	}
+	dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE, "created", NULL);
 	log_debug("created %.12s", dkr.id);
 	return (0);
 }
@@ -526,8 +572,7 @@ dkr_session_end(int why)
 		return;
 	dkr_cleanup(why);
 	dkr.phase = DKR_DONE;
-	proc_compose(PROC_PARENT, IMSG_DKR_RESULT, &dkr.res, sizeof(dkr.res));
-	proc_flush(PROC_PARENT);
+	dkr_report();
 }
 
 /*
@@ -563,6 +608,7 @@ dkr_cleanup(int why)
 			got = 1;
 	}
 	if (got) {
+		dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE, "stopped", NULL);
 		dkr.res.dr_exit = status;
 		switch (dkr_exit_outcome(status)) {
 		case DKR_TIME_LIMIT:
@@ -582,11 +628,15 @@ dkr_cleanup(int why)
 	if ((s = dkr_delete(c, dkr.id)) != 204 && s != 404)
 		log_warnx("%s", s == -1 ? c->err : "docker delete: failed");
 	if (dkr_gone(c, dkr.id) == 1) {
+		dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE, "removed_confirmed",
+		    NULL);
 		dkr.res.dr_gone = 1;
 		log_debug("container %.12s gone", dkr.id);
 		dkr.id[0] = '\0';
 	} else {
 		log_warnx("container %.12s: absence not confirmed", dkr.id);
+		dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE,
+		    "removal_unconfirmed", NULL);
 		dkr.res.dr_outcome = OUTCOME_CLEANUP_FAILED;
 	}
 }
@@ -595,14 +645,19 @@ dkr_cleanup(int why)
 static void
 dkr_fail(int outcome, const char *why)
 {
+	char	 code[AUDIT_NAME_BYTES];
+
 	log_warnx("%s", why);
 	strlcpy(dkr.res.dr_why, why, sizeof(dkr.res.dr_why));
+	if (!dkr.req.sd_reap_only) {
+		dkr_audit_code(why, code, sizeof(code));
+		dkr_audit(AUDIT_K_ADMISSION, AUDIT_D_DENY, code, NULL);
+	}
 	dkr_cleanup(outcome);
 	if (dkr.res.dr_outcome != OUTCOME_CLEANUP_FAILED)
 		dkr.res.dr_outcome = outcome;
 	dkr.phase = DKR_DONE;
-	proc_compose(PROC_PARENT, IMSG_DKR_RESULT, &dkr.res, sizeof(dkr.res));
-	proc_flush(PROC_PARENT);
+	dkr_report();
 }
 
 /*
@@ -612,8 +667,122 @@ dkr_fail(int outcome, const char *why)
 static void
 dkr_atexit(void)
 {
+	dkr.exiting = 1;
 	if (dkr.id[0] != '\0' && dkr.phase != DKR_DONE)
 		dkr_cleanup(OUTCOME_SIGNAL);
+}
+
+/*
+ * The result goes to the parent once every record of the session is
+ * durable, so that the parent's session_end follows them in the chain.
+ */
+static void
+dkr_report(void)
+{
+	if (dkr.audit_pending > 0) {
+		dkr.report_wait = 1;
+		return;
+	}
+	dkr.report_wait = 0;
+	proc_compose(PROC_PARENT, IMSG_DKR_RESULT, &dkr.res, sizeof(dkr.res));
+	proc_flush(PROC_PARENT);
+}
+
+/* The bridge may act on the stream: admission and start are on record. */
+static void
+dkr_admit(void)
+{
+	if (!dkr.admit_wait || dkr.audit_pending > 0)
+		return;
+	dkr.admit_wait = 0;
+	if (dkr.phase != DKR_RUNNING)
+		return;
+	proc_compose(PROC_BRIDGE, IMSG_BRIDGE_ADMIT, NULL, 0);
+	proc_compose(PROC_PARENT, IMSG_DKR_STARTED, NULL, 0);
+}
+
+/*
+ * One record of this session: admission, the container's lifecycle, a
+ * violation the bridge reported.  Only fixed codes and digests go in.
+ */
+static void
+dkr_audit(enum audit_kind kind, enum audit_decision decision,
+    const char *reason, const uint8_t *digest)
+{
+	struct audit_record	 ar;
+
+	if (dkr.exiting || !proc_chan_isopen(PROC_AUDITOR))
+		return;
+	audit_record_init(&ar, kind, decision);
+	if (audit_record_set(&ar, AUDIT_F_SESSION, dkr.req.sd_session) == -1 ||
+	    audit_record_set(&ar, AUDIT_F_REASON, reason) == -1)
+		fatalx("audit: bad record");
+	if (digest != NULL)
+		audit_record_digest(&ar, AUDIT_HAS_REQUEST, digest);
+	proc_compose_id(PROC_AUDITOR, IMSG_AUDIT_RECORD, ++dkr.audit_id, &ar,
+	    sizeof(ar));
+	proc_flush(PROC_AUDITOR);
+	dkr.audit_pending++;
+}
+
+/* Acks come in order, one per record sent. */
+static void
+dkr_audit_ack(struct imsg *imsg)
+{
+	struct audit_ack	 aa;
+
+	if (imsg_get_data(imsg, &aa, sizeof(aa)) == -1 ||
+	    dkr.audit_pending == 0 || imsg_get_peerid(imsg) !=
+	    dkr.audit_id - dkr.audit_pending + 1)
+		fatalx("channel auditor: bad ack");
+	dkr.audit_pending--;
+	dkr_admit();
+	if (dkr.report_wait)
+		dkr_report();
+}
+
+/*
+ * A refusal's fixed text (never the engine's) as a reason code: lower
+ * case letters and digits, each other run of bytes one '_'.
+ */
+static void
+dkr_audit_code(const char *why, char *code, size_t len)
+{
+	size_t	 n = 0;
+	int	 sep = 0;
+
+	for (; *why != '\0' && n + 2 < len; why++) {
+		if ((*why >= 'a' && *why <= 'z') || (*why >= '0' &&
+		    *why <= '9') || (*why >= 'A' && *why <= 'Z')) {
+			if (sep && n > 0)
+				code[n++] = '_';
+			code[n++] = *why | 0x20;
+			sep = 0;
+		} else
+			sep = 1;
+	}
+	code[n] = '\0';
+}
+
+/*
+ * The verified profile: admission compared every field of the inspect
+ * document with this template, so the container's id and the create body
+ * built from it name exactly what was verified.  Only the digest is kept.
+ */
+static void
+dkr_profile_digest(uint8_t *digest)
+{
+	struct sha256_ctx	 ctx;
+	enum dkr_reason		 r;
+	char			*body;
+
+	if ((body = dkr_template_body(&dkr.tmpl, &r)) == NULL)
+		fatalx("profile: %s", dkr_reason_str(r));
+	sha256_init(&ctx);
+	sha256_update(&ctx, dkr.id, strlen(dkr.id) + 1);
+	sha256_update(&ctx, body, strlen(body));
+	sha256_final(&ctx, digest);
+	free(body);
 }
 
 static int

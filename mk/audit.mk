@@ -1,5 +1,6 @@
 # Audit store, included by the top Makefile after its variables.
 #
+#   the suite        links the store (auditor, audit commands) and SQLite
 #   make audit-units     the store's ATF tests (regress/auditor)
 #   make audit-sanitize  the same under ASan+UBSan
 #   make bench-audit     durable appends/s, group commit, verify of 1M
@@ -9,11 +10,26 @@ AUDIT_SQLITE_CFLAGS!= pkg-config --cflags sqlite3 2>/dev/null
 AUDIT_SQLITE_LIBS!=  pkg-config --libs sqlite3 2>/dev/null
 AUDIT_CPPFLAGS=	$(CPPFLAGS) -Iauditor $(AUDIT_SQLITE_CFLAGS)
 
-AUDIT_HDRS=	auditor/auditdb.h common/sha256.h common/log.h common/cmcp.h
-AUDIT_SRCS=	auditor/auditdb.c common/sha256.c common/log.c
+AUDIT_HDRS=	auditor/auditdb.h common/auditrec.h common/sha256.h \
+		common/log.h common/cmcp.h
+AUDIT_SRCS=	auditor/auditdb.c common/auditrec.c common/sha256.c \
+		common/log.c
 
 AUDIT_UNIT_TESTS= regress/auditor/auditdb_test
 AUDIT_BENCH=	bench/audit
+
+# The suite: the auditor keeps the store; the parent reads it for the
+# audit commands; every sender builds records (common/auditrec.c).
+SRCS+=		auditor/auditdb.c
+AUDIT_SUITE_OBJS= obj/auditor/auditdb.o obj-test/auditor/auditdb.o \
+		obj/auditor/auditor.o obj-test/auditor/auditor.o \
+		obj/parent/parent.o obj-test/parent/parent.o
+$(AUDIT_SUITE_OBJS): CPPFLAGS+= -Iauditor $(AUDIT_SQLITE_CFLAGS)
+$(AUDIT_SUITE_OBJS): auditor/auditdb.h common/auditrec.h
+obj/common/auditrec.o obj-test/common/auditrec.o \
+    obj/dockerd-client/dockerd.o obj-test/dockerd-client/dockerd.o: \
+    common/auditrec.h common/sha256.h
+$(PROG) $(TPROG): LDLIBS+= $(AUDIT_SQLITE_LIBS)
 
 # The top Makefile's targets pick these up.
 UNIT_TESTS+=	$(AUDIT_UNIT_TESTS)

@@ -6,11 +6,13 @@
  */
 
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <ctype.h>
 #include <dirent.h>
+#include <err.h>
 #include <errno.h>
 #include <event.h>
 #include <fcntl.h>
@@ -24,8 +26,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "auditdb.h"
 #include "config.h"
+#include "json.h"
 #include "log.h"
+#include "mcpserver.h"
 #include "proc.h"
 #include "sandbox.h"
 
@@ -67,6 +72,17 @@ struct session_summary {
 	int64_t		 ss_exit;		/* -1: none */
 	uint64_t	 ss_stdout_bytes;
 	uint64_t	 ss_stderr_bytes;
+	uint64_t	 ss_calls;		/* the gateway's counts */
+	uint64_t	 ss_allowed;
+	uint64_t	 ss_denied;
+	char		 ss_reason[SESSION_REASON_BYTES];	/* fixed */
+	char		 ss_tip[AUDIT_TIP_BYTES];	/* "": not recorded */
+};
+
+/* The parent's audit records, by the peerid their acks carry. */
+enum parent_audit_id {
+	PARENT_AUDIT_START = 1,
+	PARENT_AUDIT_END
 };
 
 /* The session as the parent follows it. */
@@ -82,6 +98,22 @@ struct parent_session {
 	struct session_docker	 sd;
 	struct session_bridge	 sb;
 	struct event		 ev_wait;
+	int			 upstreams;	/* 1 ready, -1 refused */
+	char			 up_reason[SESSION_REASON_BYTES];
+	int			 started;	/* IMSG_CTL_START sent */
+	int			 reaped;	/* IMSG_REAP_DEAD sent */
+	int			 stop_pending;	/* IMSG_SESSION_STOP after it */
+	int			 gw_end_sent;
+	int			 have_gw;
+	struct gw_result	 gw;
+	int			 servers_left;	/* not confirmed gone */
+	int64_t			 gw_wait_ms;	/* a call in flight, and more */
+	int64_t			 up_wait_ms;	/* the servers' handshakes */
+	struct event		 ev_gwwait;
+	struct event		 ev_upwait;
+	int			 audit_wait;	/* for the session_end ack */
+	struct session_summary	 summary;
+	struct event		 ev_audit;
 };
 
 /* The outcomes and the exit status of run for each (cmcp-privsep(8)). */
@@ -101,10 +133,31 @@ static const struct {
 	[OUTCOME_CLEANUP_FAILED] =	{ "cleanup_failed",	9 },
 	[OUTCOME_CHILD_DIED] =		{ "child_died",		10 },
 	[OUTCOME_SIGNAL] =		{ "signal",		11 },
+	[OUTCOME_VIOLATION] =		{ "violation",		12 },
+	[OUTCOME_CALLS_LIMIT] =		{ "calls_limit",	13 },
+	[OUTCOME_UPSTREAM_FAILED] =	{ "upstream_failed",	14 },
+	[OUTCOME_UPSTREAM_REFUSED] =	{ "upstream_refused",	15 },
 };
 
 /* How long the parent waits for the bridge's counts after the cleanup. */
 #define PARENT_BRIDGE_WAIT_MS	1000
+/* A server's grace between end of file on its stdin and SIGKILL. */
+#define PARENT_SERVER_CLOSE_MS	1000
+/* Around the payload in the initial frame: {"payload": ... } */
+#define PARENT_PAYLOAD_WRAP_BYTES	(sizeof("{\"payload\":}") - 1)
+
+/* An approved MCP server, spawned by the parent (mcpserver.h). */
+struct parent_server {
+	struct mcps	 ps_m;
+	struct event	 ps_ev;		/* its stderr, drained and counted */
+	int		 ps_draining;
+};
+
+static struct parent_server	 parent_servers[CONF_SERVERS_MAX];
+static size_t			 parent_nservers;
+static const char		*parent_payload_path;
+static char			 parent_payload[AGENT_FRAME_BYTES];
+static size_t			 parent_payloadlen;
 
 /*
  * The parent's coarse filter, loaded once the children run: it must keep
@@ -201,7 +254,27 @@ static void	parent_session_stop(void);
 static void	parent_session_check(void);
 static void	parent_session_wait(int, short, void *);
 static void	parent_session_end(void);
+static void	parent_session_report(void);
+static int	parent_audit(enum audit_kind, const char *, uint32_t);
+static void	parent_audit_ack(struct imsg *);
+static void	parent_audit_wait(int, short, void *);
+static __dead void parent_audit_cmd(const char *, int, char **);
 static int	parent_session_outcome(void);
+static void	parent_run_args(int, char *[]);
+static void	parent_payload_read(const struct cmcp_conf *);
+static void	parent_servers_spawn(const struct cmcp_conf *);
+static void	parent_server_stderr(int, short, void *);
+static void	parent_server_undrain(struct parent_server *);
+static void	parent_servers_close(void);
+static void	parent_gw_send(const struct cmcp_conf *);
+static void	parent_upstreams(struct imsg *);
+static void	parent_upstreams_refused(const char *);
+static void	parent_upstreams_late(int, short, void *);
+static void	parent_start_children(void);
+static void	parent_session_finish(void);
+static void	parent_gw_result(struct imsg *);
+static void	parent_gw_late(int, short, void *);
+static int	parent_reason_ok(const char *, size_t);
 static void	parent_reap_judge(struct imsg *);
 static int	parent_instance_alive(const char *);
 static void	parent_instance_self(char *, size_t);
@@ -240,12 +313,15 @@ usage(void)
 	extern char	*__progname;
 
 	fprintf(stderr, "usage: %s [-dnv] [-f file]%s check\n"
-	    "       %s [-dv] [-f file]%s run\n"
-	    "       %s [-dv] [-f file] reap\n", __progname,
+	    "       %s [-dv] [-f file]%s run [-p payload-file]\n"
+	    "       %s [-dv] [-f file] reap\n"
+	    "       %s [-f file] audit verify [-t tip]\n"
+	    "       %s [-f file] audit show [-j] [-s session]\n", __progname,
 #ifdef CMCP_TEST
-	    " [-X spec]", __progname, " [-X spec]", __progname);
+	    " [-X spec]", __progname, " [-X spec]", __progname, __progname,
+	    __progname);
 #else
-	    "", __progname, "", __progname);
+	    "", __progname, "", __progname, __progname, __progname);
 #endif
 	exit(1);
 }
@@ -295,6 +371,12 @@ main(int argc, char *argv[], char *envp[])
 		proc_child(title, debug, verbose);
 	}
 
+	if (argc >= 2 && strcmp(argv[0], "audit") == 0 && !noaction)
+		parent_audit_cmd(conffile, argc - 1, argv + 1);
+	if (argc >= 1 && strcmp(argv[0], "run") == 0 && !noaction) {
+		parent_run_args(argc, argv);
+		parent_run(conffile, debug, verbose);
+	}
 	if (argc != 1)
 		usage();
 	if (strcmp(argv[0], "check") == 0)
@@ -331,6 +413,75 @@ parent_check(const char *conffile, int noaction)
 	exit(0);
 }
 
+/*
+ * audit verify [-t tip] | audit show [-s session] [-j]: read the database
+ * of the configuration, read-only (a running auditor's lock refuses it).
+ * verify exits 0 for an intact chain, 2 for a broken one, 1 when the
+ * database cannot be read.
+ */
+static void
+parent_audit_cmd(const char *conffile, int argc, char *argv[])
+{
+	struct cmcp_conf	*conf;
+	struct audit_tip	 tip, *tipp = NULL;
+	const char		*session = NULL;
+	char			 path[PATH_MAX];
+	uint64_t		 bad, n;
+	int			 ch, mode = AUDIT_SHOW_TEXT, verify;
+
+	if (strcmp(argv[0], "verify") == 0)
+		verify = 1;
+	else if (strcmp(argv[0], "show") == 0)
+		verify = 0;
+	else
+		usage();
+	optind = 0;
+	while ((ch = getopt(argc, argv, verify ? "+t:" : "+js:")) != -1) {
+		switch (ch) {
+		case 't':
+			if (audit_tip_parse(optarg, &tip) == -1)
+				errx(1, "-t %s: not a tip (seq:hash)", optarg);
+			tipp = &tip;
+			break;
+		case 'j':
+			mode = AUDIT_SHOW_JSON;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	if ((conf = parse_config(conffile)) == NULL)
+		exit(1);
+	if (strlcpy(path, conf->c_audit_db, sizeof(path)) >= sizeof(path))
+		errx(1, "audit database: path too long");
+	free_config(conf);
+
+	if (!verify) {
+		if (audit_show(path, stdout, session, mode) == -1)
+			exit(1);
+		exit(0);
+	}
+	switch (audit_verify(path, tipp, &bad, &n)) {
+	case AUDIT_VERIFY_OK:
+		printf("%s: chain intact, %llu records%s\n", path,
+		    (unsigned long long)n, tipp != NULL ?
+		    ", the tip is in it" : "");
+		exit(0);
+	case AUDIT_VERIFY_BROKEN:
+		printf("%s: chain broken at seq %llu, %llu records intact\n",
+		    path, (unsigned long long)bad, (unsigned long long)n);
+		exit(2);
+	default:
+		errx(1, "%s: cannot verify", path);
+	}
+}
+
 static void
 parent_run(const char *conffile, int debug, int verbose)
 {
@@ -364,8 +515,10 @@ parent_run(const char *conffile, int debug, int verbose)
 	umask(022);
 	parent_dirs(conf, auditdir, sizeof(auditdir), sockdir,
 	    sizeof(sockdir));
-	if (parent_mode == MODE_RUN)
+	if (parent_mode == MODE_RUN) {
 		parent_init_check(conf->c_init);
+		parent_payload_read(conf);
+	}
 	if (parent_mode == MODE_RUN || parent_mode == MODE_REAP)
 		parent_socket_check(conf->c_docker_socket);
 	parent_session_prepare(conf);
@@ -389,6 +542,15 @@ parent_run(const char *conffile, int debug, int verbose)
 	evtimer_set(&parent_ev_grace, parent_grace_expired, NULL);
 	evtimer_set(&parent_ev_dkrgrace, parent_dkr_grace, NULL);
 	evtimer_set(&parent_sess.ev_wait, parent_session_wait, NULL);
+	evtimer_set(&parent_sess.ev_gwwait, parent_gw_late, NULL);
+	evtimer_set(&parent_sess.ev_upwait, parent_upstreams_late, NULL);
+	/*
+	 * Before the coarse filter, which they would inherit; their pipes
+	 * are close-on-exec, and the children close all but their channels.
+	 */
+	if (parent_mode == MODE_RUN)
+		parent_servers_spawn(conf);
+	evtimer_set(&parent_sess.ev_audit, parent_audit_wait, NULL);
 
 	proc_spawn(debug, verbose, pids, chan);
 	for (i = PROC_PARENT + 1; i < PROC_MAX; i++) {
@@ -398,6 +560,9 @@ parent_run(const char *conffile, int debug, int verbose)
 		proc_chan_open(i, chan[i], parent_dispatch[i],
 		    parent_chan_closed);
 		parent_send_init(conf, i, auditdir, sockdir);
+		/* The gateway takes these before its privilege drop. */
+		if (i == PROC_GATEWAY)
+			parent_gw_send(conf);
 	}
 #ifdef CMCP_TEST
 	proc_chan_fdpass(PROC_BRIDGE);
@@ -533,6 +698,11 @@ parent_send_init(const struct cmcp_conf *conf, enum cmcp_proc id,
 	if (strlcpy(ci.ci_chroot, root, sizeof(ci.ci_chroot)) >=
 	    sizeof(ci.ci_chroot))
 		fatalx("chroot path too long");
+	/* The auditor opens its database, a name in its root, before chroot. */
+	if (id == PROC_AUDITOR && strlcpy(ci.ci_file,
+	    strrchr(conf->c_audit_db, '/') + 1, sizeof(ci.ci_file)) >=
+	    sizeof(ci.ci_file))
+		fatalx("audit database: name too long");
 #ifdef CMCP_TEST
 	ci.ci_nosandbox = (parent_test.nosandbox & PROC_BIT(id)) != 0;
 	ci.ci_noready = (parent_test.noready & PROC_BIT(id)) != 0;
@@ -550,7 +720,8 @@ parent_dispatch_bridge(struct imsg *imsg)
 		if (!parent_sess.begun || parent_sess.have_bridge ||
 		    imsg_get_data(imsg, &br, sizeof(br)) == -1 ||
 		    br.br_outcome <= OUTCOME_NONE ||
-		    br.br_outcome >= OUTCOME_MAX)
+		    br.br_outcome >= OUTCOME_MAX ||
+		    !parent_reason_ok(br.br_reason, sizeof(br.br_reason)))
 			fatalx("channel bridge: bad result");
 		parent_sess.bridge = br;
 		parent_sess.have_bridge = 1;
@@ -564,13 +735,28 @@ parent_dispatch_bridge(struct imsg *imsg)
 static void
 parent_dispatch_gateway(struct imsg *imsg)
 {
-	parent_dispatch_child(PROC_GATEWAY, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_GW_UPSTREAMS:
+		parent_upstreams(imsg);
+		break;
+	case IMSG_GW_RESULT:
+		parent_gw_result(imsg);
+		break;
+	default:
+		parent_dispatch_child(PROC_GATEWAY, imsg);
+	}
 }
 
 static void
 parent_dispatch_auditor(struct imsg *imsg)
 {
-	parent_dispatch_child(PROC_AUDITOR, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_AUDIT_ACK:
+		parent_audit_ack(imsg);
+		break;
+	default:
+		parent_dispatch_child(PROC_AUDITOR, imsg);
+	}
 }
 
 static void
@@ -674,11 +860,7 @@ parent_child_ready(enum cmcp_proc id)
 		parent_test.stdout_fd = -1;
 	}
 #endif
-	for (i = PROC_PARENT + 1; i < PROC_MAX; i++)
-		proc_compose(i, IMSG_CTL_START, NULL, 0);
-#ifdef CMCP_TEST
-	parent_test_probes();
-#endif
+	parent_start_children();
 }
 
 static void
@@ -736,6 +918,8 @@ parent_reap(void)
 		pc = &parent_children[i];
 		pc->pc_alive = 0;
 		proc_chan_reap(i);
+		if (i == PROC_AUDITOR && parent_sess.audit_wait)
+			parent_session_report();
 		title = proc_title(i);
 
 		failed = parent_state != PARENT_STOPPING;
@@ -831,13 +1015,14 @@ parent_teardown(void)
 	struct timeval	 tv;
 	int		 i;
 
+	/* Once: another child failing meanwhile changes no outcome. */
+	if (parent_state == PARENT_TEARDOWN)
+		return;
 	parent_status = 1;
 	if (parent_sess.begun && !parent_sess.ended) {
 		parent_sess.child_died = 1;
 		parent_session_end();
 	}
-	if (parent_state == PARENT_TEARDOWN)
-		return;
 	parent_state = PARENT_TEARDOWN;
 	/* dockerd-client removes the container on SIGTERM: give it time. */
 	tv.tv_sec = DKR_CLEANUP_GRACE_MS / 1000;
@@ -848,6 +1033,7 @@ parent_teardown(void)
 		fatalx("evtimer_del failed");
 	for (i = PROC_PARENT + 1; i < PROC_MAX; i++)
 		if (parent_children[i].pc_alive &&
+		    (i != PROC_AUDITOR || !parent_sess.audit_wait) &&
 		    kill(parent_children[i].pc_pid, SIGTERM) == -1 &&
 		    errno != ESRCH)
 			fatal("kill %s", proc_title(i));
@@ -979,6 +1165,7 @@ static void
 parent_session_prepare(const struct cmcp_conf *conf)
 {
 	const struct conf_agent	*ag = &conf->c_agent;
+	const struct conf_server *srv;
 	struct session_docker	*sd = &parent_sess.sd;
 	struct session_bridge	*sb = &parent_sess.sb;
 	unsigned char		 rnd[16];
@@ -1030,12 +1217,27 @@ parent_session_prepare(const struct cmcp_conf *conf)
 	sb->sb_stderr_bytes = ag->stderr_bytes;
 	sb->sb_deadline_ms = (int64_t)ag->ctr.timeout_ms +
 	    HOST_DEADLINE_SLACK_MS;
+	sb->sb_frame_bytes = ag->frame_bytes;
+	sb->sb_calls = ag->calls;
+
+	/*
+	 * The gateway's handshakes take two operations per server, each
+	 * bounded by the server's timeout; a call in flight at the end, one.
+	 */
+	parent_sess.up_wait_ms = parent_sess.gw_wait_ms = 1000;
+	TAILQ_FOREACH(srv, &conf->c_servers, entry) {
+		parent_sess.up_wait_ms += 2 * (int64_t)srv->timeout_ms;
+		if (parent_sess.gw_wait_ms < 1000 + (int64_t)srv->timeout_ms)
+			parent_sess.gw_wait_ms = 1000 + srv->timeout_ms;
+	}
 }
 
 /* The bridge learns its budgets before dockerd-client starts anything. */
 static void
 parent_session_begin(void)
 {
+	struct timeval	 tv;
+
 #ifdef CMCP_TEST
 	if (parent_mode == MODE_IDLE)
 		return;
@@ -1043,8 +1245,20 @@ parent_session_begin(void)
 	parent_sess.begun = 1;
 	if (parent_mode == MODE_RUN) {
 		log_info("session %s", parent_sess.sd.sd_session);
+		(void)parent_audit(AUDIT_K_SESSION_START, "",
+		    PARENT_AUDIT_START);
 		proc_compose(PROC_BRIDGE, IMSG_SESSION_BRIDGE, &parent_sess.sb,
 		    sizeof(parent_sess.sb));
+		/* The bridge writes it, the gateway labels it. */
+		proc_compose(PROC_BRIDGE, IMSG_SESSION_PAYLOAD, parent_payload,
+		    parent_payloadlen);
+		proc_compose(PROC_GATEWAY, IMSG_SESSION_PAYLOAD, parent_payload,
+		    parent_payloadlen);
+		explicit_bzero(parent_payload, parent_payloadlen);
+		tv.tv_sec = parent_sess.up_wait_ms / 1000;
+		tv.tv_usec = (parent_sess.up_wait_ms % 1000) * 1000;
+		if (evtimer_add(&parent_sess.ev_upwait, &tv) == -1)
+			fatalx("evtimer_add failed");
 	}
 	proc_compose(PROC_DOCKER, IMSG_SESSION_DOCKER, &parent_sess.sd,
 	    sizeof(parent_sess.sd));
@@ -1086,8 +1300,7 @@ parent_session_check(void)
 			fatalx("evtimer_add failed");
 		return;
 	}
-	parent_session_end();
-	parent_stop();
+	parent_session_finish();
 }
 
 static void
@@ -1101,15 +1314,18 @@ parent_session_wait(int fd, short event, void *arg)
 	log_warnx("session %s: %s did not report in time",
 	    parent_sess.sd.sd_session,
 	    parent_sess.have_docker ? "bridge" : "dockerd-client");
-	parent_session_end();
-	parent_stop();
+	parent_session_finish();
 }
 
-/* Print the summary once and set the exit status. */
+/*
+ * The session is over: set the exit status, record the end, and print the
+ * summary once the record is durable (or cannot be).
+ */
 static void
 parent_session_end(void)
 {
-	struct session_summary	 ss;
+	struct session_summary	*ss;
+	struct timeval		 tv;
 
 	if (parent_sess.ended)
 		return;
@@ -1133,28 +1349,138 @@ parent_session_end(void)
 		return;
 	}
 
-	memset(&ss, 0, sizeof(ss));
-	strlcpy(ss.ss_session, parent_sess.sd.sd_session,
-	    sizeof(ss.ss_session));
-	ss.ss_outcome = parent_session_outcome();
-	ss.ss_exit = parent_sess.have_docker ? parent_sess.docker.dr_exit : -1;
+	parent_servers_close();
+	ss = &parent_sess.summary;
+	memset(ss, 0, sizeof(*ss));
+	strlcpy(ss->ss_session, parent_sess.sd.sd_session,
+	    sizeof(ss->ss_session));
+	ss->ss_outcome = parent_session_outcome();
+	ss->ss_exit = parent_sess.have_docker ? parent_sess.docker.dr_exit :
+	    -1;
 	if (parent_sess.have_bridge) {
-		ss.ss_stdout_bytes = parent_sess.bridge.br_stdout_bytes;
-		ss.ss_stderr_bytes = parent_sess.bridge.br_stderr_bytes;
+		ss->ss_stdout_bytes = parent_sess.bridge.br_stdout_bytes;
+		ss->ss_stderr_bytes = parent_sess.bridge.br_stderr_bytes;
 	}
+	if (parent_sess.have_gw) {
+		ss->ss_calls = parent_sess.gw.gr_calls;
+		ss->ss_allowed = parent_sess.gw.gr_allowed;
+		ss->ss_denied = parent_sess.gw.gr_denied;
+	}
+	if (parent_sess.upstreams == -1)
+		strlcpy(ss->ss_reason, parent_sess.up_reason,
+		    sizeof(ss->ss_reason));
+	else if (parent_sess.have_bridge)
+		strlcpy(ss->ss_reason, parent_sess.bridge.br_reason,
+		    sizeof(ss->ss_reason));
+	parent_status = parent_outcomes[ss->ss_outcome].status;
+
+	/* The summary carries the chain's tip: the session_end record's. */
+	if (parent_audit(AUDIT_K_SESSION_END,
+	    parent_outcomes[ss->ss_outcome].name, PARENT_AUDIT_END) == 0) {
+		tv.tv_sec = AUDIT_ACK_WAIT_MS / 1000;
+		tv.tv_usec = (AUDIT_ACK_WAIT_MS % 1000) * 1000;
+		if (evtimer_add(&parent_sess.ev_audit, &tv) == -1)
+			fatalx("evtimer_add failed");
+		parent_sess.audit_wait = 1;
+		return;
+	}
+	parent_session_report();
+}
+
+/* Print the summary once; a session_end record not acked has no tip. */
+static void
+parent_session_report(void)
+{
+	struct session_summary	*ss = &parent_sess.summary;
+
+	parent_sess.audit_wait = 0;
+	if (evtimer_del(&parent_sess.ev_audit) == -1)
+		fatalx("evtimer_del failed");
 	if (parent_sess.have_docker && parent_sess.docker.dr_why[0] != '\0')
-		log_info("session %s: %s", ss.ss_session,
+		log_info("session %s: %s", ss->ss_session,
 		    parent_sess.docker.dr_why);
-	log_info("session %s: %s", ss.ss_session,
-	    parent_outcomes[ss.ss_outcome].name);
-	printf("{\"session\":\"%s\",\"outcome\":\"%s\",\"exit\":%lld,"
-	    "\"stdout_bytes\":%llu,\"stderr_bytes\":%llu}\n", ss.ss_session,
-	    parent_outcomes[ss.ss_outcome].name, (long long)ss.ss_exit,
-	    (unsigned long long)ss.ss_stdout_bytes,
-	    (unsigned long long)ss.ss_stderr_bytes);
+	log_info("session %s: %s", ss->ss_session,
+	    parent_outcomes[ss->ss_outcome].name);
+	if (ss->ss_tip[0] != '\0')
+		log_info("session %s: audit tip %s", ss->ss_session,
+		    ss->ss_tip);
+	else
+		log_warnx("session %s: session end not in the audit log",
+		    ss->ss_session);
+	printf("{\"session\":\"%s\",\"outcome\":\"%s\",\"reason\":\"%s\","
+	    "\"exit\":%lld,\"calls\":%llu,\"allowed\":%llu,\"denied\":%llu,"
+	    "\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,"
+	    "\"audit_tip\":%s%s%s}\n", ss->ss_session,
+	    parent_outcomes[ss->ss_outcome].name, ss->ss_reason,
+	    (long long)ss->ss_exit, (unsigned long long)ss->ss_calls,
+	    (unsigned long long)ss->ss_allowed,
+	    (unsigned long long)ss->ss_denied,
+	    (unsigned long long)ss->ss_stdout_bytes,
+	    (unsigned long long)ss->ss_stderr_bytes,
+	    ss->ss_tip[0] != '\0' ? "\"" : "",
+	    ss->ss_tip[0] != '\0' ? ss->ss_tip : "null",
+	    ss->ss_tip[0] != '\0' ? "\"" : "");
 	if (fflush(stdout) == EOF)
 		log_warn("stdout");
-	parent_status = parent_outcomes[ss.ss_outcome].status;
+	/* In a teardown, the auditor was kept for this record. */
+	if (parent_state == PARENT_TEARDOWN &&
+	    parent_children[PROC_AUDITOR].pc_alive &&
+	    kill(parent_children[PROC_AUDITOR].pc_pid, SIGTERM) == -1 &&
+	    errno != ESRCH)
+		fatal("kill auditor");
+}
+
+/*
+ * One record of the session's own (start, end), sent when the auditor is
+ * there to take it; 0 when sent.  The reason is the outcome's name.
+ */
+static int
+parent_audit(enum audit_kind kind, const char *reason, uint32_t id)
+{
+	struct audit_record	 ar;
+
+	if (!parent_children[PROC_AUDITOR].pc_alive ||
+	    !proc_chan_isopen(PROC_AUDITOR))
+		return (-1);
+	audit_record_init(&ar, kind, AUDIT_D_NONE);
+	if (audit_record_set(&ar, AUDIT_F_SESSION,
+	    parent_sess.sd.sd_session) == -1 ||
+	    audit_record_set(&ar, AUDIT_F_REASON, reason) == -1)
+		fatalx("audit: bad session record");
+	proc_compose_id(PROC_AUDITOR, IMSG_AUDIT_RECORD, id, &ar, sizeof(ar));
+	return (0);
+}
+
+static void
+parent_audit_ack(struct imsg *imsg)
+{
+	struct audit_ack	 aa;
+	struct audit_tip	 tip;
+	uint32_t		 id = imsg_get_peerid(imsg);
+
+	if (imsg_get_data(imsg, &aa, sizeof(aa)) == -1 ||
+	    (id != PARENT_AUDIT_START && id != PARENT_AUDIT_END) ||
+	    aa.aa_seq == 0)
+		fatalx("channel auditor: bad ack");
+	if (id != PARENT_AUDIT_END || !parent_sess.audit_wait)
+		return;
+	tip.at_seq = aa.aa_seq;
+	memcpy(tip.at_hash, aa.aa_hash, sizeof(tip.at_hash));
+	audit_tip_format(&tip, parent_sess.summary.ss_tip,
+	    sizeof(parent_sess.summary.ss_tip));
+	parent_session_report();
+}
+
+static void
+parent_audit_wait(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	if (!parent_sess.audit_wait)
+		return;
+	log_warnx("auditor: no ack in %d ms", AUDIT_ACK_WAIT_MS);
+	parent_session_report();
 }
 
 /*
@@ -1172,10 +1498,13 @@ parent_session_outcome(void)
 	if (parent_sess.child_died)
 		return (OUTCOME_CHILD_DIED);
 	if (!parent_sess.have_docker || !dr->dr_gone ||
-	    dr->dr_outcome == OUTCOME_CLEANUP_FAILED)
+	    dr->dr_outcome == OUTCOME_CLEANUP_FAILED ||
+	    parent_sess.servers_left)
 		return (OUTCOME_CLEANUP_FAILED);
 	if (parent_sess.signalled)
 		return (OUTCOME_SIGNAL);
+	if (parent_sess.upstreams == -1)
+		return (OUTCOME_UPSTREAM_REFUSED);
 	if (!dr->dr_admitted)
 		return (dr->dr_outcome == OUTCOME_NONE ||
 		    dr->dr_outcome == OUTCOME_COMPLETED ? OUTCOME_DOCKER_ERROR :
@@ -1191,6 +1520,354 @@ parent_session_outcome(void)
 	default:
 		return (OUTCOME_DOCKER_ERROR);
 	}
+}
+
+/* run's own options: -p payload-file. */
+static void
+parent_run_args(int argc, char *argv[])
+{
+	int	 ch;
+
+	optind = 0;
+	while ((ch = getopt(argc, argv, "+p:")) != -1) {
+		switch (ch) {
+		case 'p':
+			parent_payload_path = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+}
+
+/*
+ * The initial payload (-p): the operator's JSON, "{}" without -p, kept in
+ * the canonical form the agent will see.  It must fit the initial frame,
+ * {"payload":...} within the agent's frame bound.
+ */
+static void
+parent_payload_read(const struct cmcp_conf *conf)
+{
+	static char		 raw[AGENT_FRAME_BYTES + 1];
+	struct json_limits	 lim;
+	const char		*why, *path = parent_payload_path;
+	size_t			 len = 0, max;
+	ssize_t			 n;
+	int			 fd;
+
+	if (conf->c_agent.frame_bytes <= PARENT_PAYLOAD_WRAP_BYTES ||
+	    conf->c_agent.frame_bytes > AGENT_FRAME_BYTES)
+		fatalx("agent frame bound out of range");
+	max = conf->c_agent.frame_bytes - PARENT_PAYLOAD_WRAP_BYTES;
+	if (path == NULL) {
+		path = "(none)";
+		len = strlcpy(raw, "{}", sizeof(raw));
+	} else {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			fatal("payload %s", path);
+		while (len < sizeof(raw) &&
+		    (n = read(fd, raw + len, sizeof(raw) - len)) != 0) {
+			if (n == -1) {
+				if (errno == EINTR)
+					continue;
+				fatal("payload %s", path);
+			}
+			len += n;
+		}
+		(void)close(fd);
+		if (len == sizeof(raw))
+			fatalx("payload %s: larger than %d bytes", path,
+			    AGENT_FRAME_BYTES);
+	}
+	lim.max_bytes = len;
+	lim.max_depth = JSON_DEPTH_MAX - 1;
+	if (json_canonical(raw, len, &lim, parent_payload,
+	    max + 1, &parent_payloadlen,
+	    &why) == -1)
+		fatalx("payload %s: %s (at most %zu bytes in canonical form)",
+		    path, why, max);
+	explicit_bzero(raw, len);
+}
+
+/*
+ * Every approved server, each the init of its own pid namespace, with
+ * its stderr drained and counted here, never logged or stored.  One that
+ * does not start ends the suite before anything else starts.
+ */
+static void
+parent_servers_spawn(const struct cmcp_conf *conf)
+{
+	const struct conf_server	*srv;
+	struct parent_server		*ps;
+
+	TAILQ_FOREACH(srv, &conf->c_servers, entry) {
+		if (parent_nservers == nitems(parent_servers))
+			fatalx("too many servers");
+		ps = &parent_servers[parent_nservers];
+		if (mcps_spawn(srv, &ps->ps_m) == -1)
+			fatalx("server %s: cannot start", srv->name);
+		parent_nservers++;
+		event_set(&ps->ps_ev, ps->ps_m.errfd, EV_READ | EV_PERSIST,
+		    parent_server_stderr, ps);
+		if (event_add(&ps->ps_ev, NULL) == -1)
+			fatalx("event_add failed");
+		ps->ps_draining = 1;
+	}
+}
+
+static void
+parent_server_stderr(int fd, short event, void *arg)
+{
+	struct parent_server	*ps = arg;
+
+	(void)fd;
+	(void)event;
+	if (mcps_drain_stderr(&ps->ps_m) == -1) {
+		log_warn("server %s: stderr", ps->ps_m.name);
+		parent_server_undrain(ps);
+		return;
+	}
+	/* End of file: mcps_drain_stderr() closed it. */
+	if (ps->ps_m.errfd == -1)
+		parent_server_undrain(ps);
+}
+
+static void
+parent_server_undrain(struct parent_server *ps)
+{
+	if (!ps->ps_draining)
+		return;
+	if (event_del(&ps->ps_ev) == -1)
+		fatalx("event_del failed");
+	ps->ps_draining = 0;
+}
+
+/*
+ * Close every server and confirm that no process of its namespace is
+ * left (mcpserver.h).  The gateway closed their pipes at IMSG_GW_END, so
+ * a server that behaves has seen end of file and exits; the others get
+ * SIGTERM, then SIGKILL.  Not confirmed is a cleanup failure.
+ */
+static void
+parent_servers_close(void)
+{
+	struct parent_server	*ps;
+	size_t			 i;
+
+	for (i = 0; i < parent_nservers; i++) {
+		ps = &parent_servers[i];
+		parent_server_undrain(ps);
+		if (mcps_close(&ps->ps_m, PARENT_SERVER_CLOSE_MS) == -1) {
+			log_warnx("server %s: its processes are not "
+			    "confirmed gone", ps->ps_m.name);
+			parent_sess.servers_left = 1;
+		} else
+			log_info("server %s: closed, all its processes gone, "
+			    "%llu stderr bytes", ps->ps_m.name,
+			    (unsigned long long)ps->ps_m.errbytes);
+	}
+	/*
+	 * That may have blocked for seconds: timers armed next (the grace of
+	 * the orderly stop) must not start from the loop's stale clock.
+	 */
+	if (parent_nservers > 0 && event_base_update_cache_time(
+	    event_get_base(&parent_sess.ev_wait)) == -1)
+		fatalx("event_base_update_cache_time failed");
+}
+
+/*
+ * What the gateway takes before its privilege drop: the configuration,
+ * printed in normal form into a sealed memfd (the gateway parses it as
+ * /proc/self/fd/N, with every include and macro resolved), and both pipes
+ * of every server, which the parent does not keep.  The message says how
+ * many servers follow: none outside a session.
+ */
+static void
+parent_gw_send(const struct cmcp_conf *conf)
+{
+	struct gw_server_fd	 gs;
+	struct mcps		*m;
+	FILE			*fp;
+	uint32_t		 n = parent_nservers;
+	size_t			 i;
+	int			 fd, dfd;
+
+	if ((fd = memfd_create("cmcp-privsep.conf", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING)) == -1)
+		fatal("memfd_create");
+	if ((dfd = dup(fd)) == -1 || (fp = fdopen(dfd, "w")) == NULL)
+		fatal("configuration for the gateway");
+	print_config(conf, fp);
+	if (fclose(fp) == EOF)
+		fatal("configuration for the gateway");
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE | F_SEAL_SEAL) == -1)
+		fatal("configuration for the gateway: seals");
+	proc_compose_fd(PROC_GATEWAY, IMSG_GW_CONFIG, fd, &n, sizeof(n));
+
+	for (i = 0; i < parent_nservers; i++) {
+		m = &parent_servers[i].ps_m;
+		gs.gs_index = i;
+		gs.gs_dir = 0;
+		proc_compose_fd(PROC_GATEWAY, IMSG_GW_SERVER, m->infd, &gs,
+		    sizeof(gs));
+		m->infd = -1;
+		gs.gs_dir = 1;
+		proc_compose_fd(PROC_GATEWAY, IMSG_GW_SERVER, m->outfd, &gs,
+		    sizeof(gs));
+		m->outfd = -1;
+	}
+}
+
+/* The gateway's verdict on its servers: start the session, or refuse. */
+static void
+parent_upstreams(struct imsg *imsg)
+{
+	struct gw_upstreams	 gu;
+
+	if (imsg_get_data(imsg, &gu, sizeof(gu)) == -1 ||
+	    !parent_reason_ok(gu.gu_reason, sizeof(gu.gu_reason)) ||
+	    parent_sess.upstreams != 0)
+		fatalx("channel gateway: bad upstreams message");
+	if (parent_mode != MODE_RUN) {
+		parent_sess.upstreams = 1;
+		return;
+	}
+	if (evtimer_del(&parent_sess.ev_upwait) == -1)
+		fatalx("evtimer_del failed");
+	if (!gu.gu_ok) {
+		parent_upstreams_refused(gu.gu_reason[0] != '\0' ?
+		    gu.gu_reason : "upstream_refused");
+		return;
+	}
+	parent_sess.upstreams = 1;
+	log_debug("session %s: servers ready", parent_sess.sd.sd_session);
+	parent_start_children();
+}
+
+/* Nothing starts: dockerd-client removes the container it created. */
+static void
+parent_upstreams_refused(const char *reason)
+{
+	if (parent_sess.upstreams != 0)
+		return;
+	parent_sess.upstreams = -1;
+	(void)strlcpy(parent_sess.up_reason, reason,
+	    sizeof(parent_sess.up_reason));
+	log_warnx("session %s: servers refused: %s",
+	    parent_sess.sd.sd_session, reason);
+	if (!parent_sess.begun || parent_sess.ended ||
+	    !parent_children[PROC_DOCKER].pc_alive)
+		return;
+	/* dockerd-client takes a stop only once it left its reap phase. */
+	if (parent_sess.reaped)
+		proc_compose(PROC_DOCKER, IMSG_SESSION_STOP, NULL, 0);
+	else
+		parent_sess.stop_pending = 1;
+}
+
+static void
+parent_upstreams_late(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	parent_upstreams_refused("upstreams_late");
+}
+
+/* Every child ready and, for a session, every server: go. */
+static void
+parent_start_children(void)
+{
+	int	 i;
+
+	if (parent_state != PARENT_RUNNING || parent_sess.started)
+		return;
+	if (parent_mode == MODE_RUN && parent_sess.upstreams != 1)
+		return;
+	parent_sess.started = 1;
+	for (i = PROC_PARENT + 1; i < PROC_MAX; i++)
+		proc_compose(i, IMSG_CTL_START, NULL, 0);
+#ifdef CMCP_TEST
+	parent_test_probes();
+#endif
+}
+
+/*
+ * The container is gone and counted.  The gateway closes its upstreams
+ * and reports its counts (bounded: a call in flight ends at its server's
+ * deadline); then the servers are closed and the summary printed.
+ */
+static void
+parent_session_finish(void)
+{
+	struct timeval	 tv;
+
+	if (parent_sess.ended || parent_sess.gw_end_sent)
+		return;
+	if (parent_mode == MODE_RUN &&
+	    parent_children[PROC_GATEWAY].pc_alive &&
+	    proc_chan_isopen(PROC_GATEWAY)) {
+		parent_sess.gw_end_sent = 1;
+		proc_compose(PROC_GATEWAY, IMSG_GW_END, NULL, 0);
+		tv.tv_sec = parent_sess.gw_wait_ms / 1000;
+		tv.tv_usec = (parent_sess.gw_wait_ms % 1000) * 1000;
+		if (evtimer_add(&parent_sess.ev_gwwait, &tv) == -1)
+			fatalx("evtimer_add failed");
+		return;
+	}
+	parent_session_end();
+	parent_stop();
+}
+
+static void
+parent_gw_result(struct imsg *imsg)
+{
+	struct gw_result	 gr;
+
+	if (!parent_sess.gw_end_sent || parent_sess.have_gw ||
+	    imsg_get_data(imsg, &gr, sizeof(gr)) == -1 ||
+	    gr.gr_allowed > gr.gr_calls || gr.gr_denied > gr.gr_calls)
+		fatalx("channel gateway: bad result");
+	parent_sess.gw = gr;
+	parent_sess.have_gw = 1;
+	if (evtimer_del(&parent_sess.ev_gwwait) == -1)
+		fatalx("evtimer_del failed");
+	if (parent_sess.ended)
+		return;
+	parent_session_end();
+	parent_stop();
+}
+
+static void
+parent_gw_late(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	if (parent_sess.ended)
+		return;
+	log_warnx("session %s: gateway did not report in time",
+	    parent_sess.sd.sd_session);
+	parent_session_end();
+	parent_stop();
+}
+
+/* A reason from a child: a fixed code, NUL-terminated, [a-z0-9_]. */
+static int
+parent_reason_ok(const char *r, size_t len)
+{
+	const char	*p;
+
+	if (memchr(r, '\0', len) == NULL)
+		return (0);
+	for (p = r; *p != '\0'; p++)
+		if ((*p < 'a' || *p > 'z') && (*p < '0' || *p > '9') &&
+		    *p != '_')
+			return (0);
+	return (1);
 }
 
 /*
@@ -1218,6 +1895,9 @@ parent_reap_judge(struct imsg *imsg)
 		    INSTANCE_ID_BYTES);
 	}
 	proc_compose(PROC_DOCKER, IMSG_REAP_DEAD, &dead, sizeof(dead));
+	parent_sess.reaped = 1;
+	if (parent_sess.stop_pending)
+		proc_compose(PROC_DOCKER, IMSG_SESSION_STOP, NULL, 0);
 }
 
 /*

@@ -1,0 +1,123 @@
+/*
+ * calls-agent: the workload of bench/calls, inside the container (static,
+ * libc only).  Its first line is the host's initial frame,
+ * {"payload":{"n":N}}.  It makes N requests
+ *
+ *	{"operation":"echo","arguments":{"i":K}}
+ *
+ * each timed from its write to the end of its reply line, then one
+ *
+ *	{"operation":"report","arguments":{"us":[T1,...,TN]}}
+ *
+ * reads that reply and exits 0.  Exit 1 on a system error or a missing
+ * reply, 2 on a first line it cannot read.
+ */
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CA_LINE_BYTES	(128 * 1024)
+#define CA_CALLS_MAX	100000
+
+static char	 ca_in[CA_LINE_BYTES];
+static size_t	 ca_inlen;
+
+static int
+ca_write(const char *p, size_t n)
+{
+	ssize_t	 w;
+
+	while (n > 0) {
+		if ((w = write(STDOUT_FILENO, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		p += w;
+		n -= w;
+	}
+	return (0);
+}
+
+/* One line into line (NUL-terminated, newline removed); -1 at its end. */
+static int
+ca_readline(char *line, size_t size)
+{
+	char	*nl;
+	size_t	 n;
+	ssize_t	 r;
+
+	for (;;) {
+		if ((nl = memchr(ca_in, '\n', ca_inlen)) != NULL) {
+			n = nl - ca_in;
+			if (n >= size)
+				return (-1);
+			memcpy(line, ca_in, n);
+			line[n] = '\0';
+			ca_inlen -= n + 1;
+			memmove(ca_in, nl + 1, ca_inlen);
+			return (0);
+		}
+		if (ca_inlen == sizeof(ca_in))
+			return (-1);
+		if ((r = read(STDIN_FILENO, ca_in + ca_inlen,
+		    sizeof(ca_in) - ca_inlen)) <= 0) {
+			if (r == -1 && errno == EINTR)
+				continue;
+			return (-1);
+		}
+		ca_inlen += r;
+	}
+}
+
+static long long
+ca_us(const struct timespec *a, const struct timespec *b)
+{
+	return ((long long)(b->tv_sec - a->tv_sec) * 1000000 +
+	    (b->tv_nsec - a->tv_nsec) / 1000);
+}
+
+int
+main(void)
+{
+	static char		 line[CA_LINE_BYTES];
+	static long long	 us[CA_CALLS_MAX];
+	static char		 out[CA_CALLS_MAX * 12 + 128];
+	struct timespec		 t0, t1;
+	const char		*p;
+	size_t			 len;
+	long			 n, i;
+	int			 k;
+
+	if (ca_readline(line, sizeof(line)) == -1 ||
+	    (p = strstr(line, "\"n\":")) == NULL)
+		return (2);
+	n = strtol(p + 4, NULL, 10);
+	if (n < 1 || n > CA_CALLS_MAX)
+		return (2);
+	for (i = 0; i < n; i++) {
+		k = snprintf(line, sizeof(line),
+		    "{\"operation\":\"echo\",\"arguments\":{\"i\":%ld}}\n", i);
+		if (clock_gettime(CLOCK_MONOTONIC, &t0) == -1 ||
+		    ca_write(line, k) == -1 ||
+		    ca_readline(line, sizeof(line)) == -1 ||
+		    clock_gettime(CLOCK_MONOTONIC, &t1) == -1)
+			return (1);
+		us[i] = ca_us(&t0, &t1);
+	}
+	len = snprintf(out, sizeof(out),
+	    "{\"operation\":\"report\",\"arguments\":{\"us\":[");
+	for (i = 0; i < n; i++)
+		len += snprintf(out + len, sizeof(out) - len, "%s%lld",
+		    i == 0 ? "" : ",", us[i]);
+	len += snprintf(out + len, sizeof(out) - len, "]}}\n");
+	if (ca_write(out, len) == -1 || ca_readline(line, sizeof(line)) == -1)
+		return (1);
+	return (0);
+}

@@ -1,0 +1,52 @@
+# The confined session (issue 4): the agent protocol, the gateway's
+# decisions and MCP client, and the parent's server spawner, linked into
+# the suite; the session tests and the calls benchmark.  Included by the
+# top Makefile after its variables.
+#
+#   make bench-calls    per-call round trip through the confined path and
+#                       its baselines (private engine running);
+#                       bench/results/calls.tsv
+
+SESSION_SRCS=	common/json.c bridge/frame.c gateway/mcp.c gateway/policy.c \
+		parent/mcpserver.c
+SRCS+=		$(SESSION_SRCS)
+SESSION_HDRS=	common/json.h common/sha256.h bridge/frame.h gateway/mcp.h \
+		gateway/policy.h parent/mcpserver.h
+
+$(SESSION_SRCS:%.c=obj/%.o) $(SESSION_SRCS:%.c=obj-test/%.o) \
+    obj/gateway/gateway.o obj-test/gateway/gateway.o \
+    obj/bridge/bridge.o obj-test/bridge/bridge.o \
+    obj/parent/parent.o obj-test/parent/parent.o: $(SESSION_HDRS)
+obj/gateway/gateway.o obj-test/gateway/gateway.o: CPPFLAGS+= -Ibridge
+
+BENCH_TARGETS+=	bench-calls
+CLEAN_EXTRA+=	session-clean
+
+.PHONY: bench-calls session-clean
+
+# The benchmark's agent runs in the fixture image: static, libc only.
+bench/calls-agent: bench/calls-agent.c
+	$(CC) $(AGENT_STATIC_CFLAGS) -o $@ bench/calls-agent.c
+
+bench/calls-tool: bench/calls-tool.c gateway/mcp.c common/json.c \
+    common/sha256.c regress/fixtures/mcp-peer.c $(MCP_HDRS) \
+    regress/fixtures/mcp-peer.h
+	$(CC) $(CPPFLAGS) -Igateway -Iregress/fixtures $(CFLAGS) $(LDFLAGS) \
+	    -o $@ bench/calls-tool.c gateway/mcp.c common/json.c \
+	    common/sha256.c regress/fixtures/mcp-peer.c $(LDLIBS)
+
+CALLS_SESSIONS?=	30
+bench-calls: $(TPROG) $(CMCP_INIT) $(DKR_FIXTURES) $(MCP_FIXTURES) \
+    bench/calls-agent bench/calls-tool
+	@regress/docker/dockerd-env status >/dev/null 2>&1 || { \
+	    echo "bench-calls: no private engine;" \
+	        "run regress/docker/dockerd-env start"; exit 1; }
+	$(MAKE) -s docker-images
+	@mkdir -p bench/results
+	bench/calls -s $(CALLS_SESSIONS) -o bench/results/calls.tsv
+
+session-clean:
+	rm -f bench/calls-agent bench/calls-tool
+
+# The fixture image carries the agent fixtures and the benchmark's agent.
+docker-images: $(AGENT_FIXTURES) bench/calls-agent

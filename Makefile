@@ -75,6 +75,8 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/session.mk
 # The sandbox tool's one-shot container.
 -include mk/sandbox.mk
+# The watchdog benchmark.
+-include mk/watchdog.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 

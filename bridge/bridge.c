@@ -11,6 +11,11 @@
  * exceeded, the host-side deadline or the gateway's verdict ends the
  * session: the bridge asks dockerd-client to stop it and tells the parent
  * the outcome, a fixed reason and the counts.
+ *
+ * From the session's start the bridge pulses the watchdog (DESIGN 10): a
+ * one-byte counter every pulse interval on their private channel, each
+ * to be acked within the ack time or the session ends (ack_timeout).  No
+ * byte goes to the container before the first ack: the lease is held.
  */
 
 #include <sys/types.h>
@@ -69,6 +74,14 @@ struct bridge_session {
 	struct timespec		 t_line;	/* the request's line complete */
 	struct event		 ev_write;
 	struct bridge_lines	 lines;
+
+	/* the watchdog's lease */
+	int			 armed;		/* the first ack came */
+	uint8_t			 pulse_next;	/* byte of the next pulse */
+	uint8_t			 ack_next;	/* byte of the next ack */
+	unsigned int		 unacked;	/* pulses sent, not acked */
+	struct event		 ev_pulse;
+	struct event		 ev_ack;	/* the oldest unacked pulse's */
 #ifdef CMCP_TEST
 	int			 test_stdout;	/* copy of stdout, or -1 */
 #endif
@@ -82,6 +95,8 @@ struct bridge_session {
 static char			 bridge_pend[AGENT_STDOUT_BYTES];
 static char			 bridge_out[AGENT_FRAME_BYTES + 2];
 static char			 bridge_payload_buf[AGENT_FRAME_BYTES];
+/* When each pulse byte in flight was sent. */
+static struct timespec		 bridge_pulse_sent[UINT8_MAX + 1];
 static struct bridge_request	 bridge_req;
 static struct {
 	struct gw_request	 hdr;
@@ -113,8 +128,14 @@ static void	bridge_reply(struct imsg *);
 static void	bridge_line_out(size_t);
 static void	bridge_write(int, short, void *);
 static void	bridge_eof(void);
+static int	bridge_judge_rest(enum bridge_frame_code *);
 static void	bridge_elapsed(void);
 static void	bridge_end(int, const char *);
+static void	bridge_wd_start(void);
+static void	bridge_wd_pulse(int, short, void *);
+static void	bridge_wd_ack(struct imsg *);
+static void	bridge_wd_ack_wait(void);
+static void	bridge_wd_ack_expired(int, short, void *);
 
 /*
  * The bridge's system calls on top of the baseline of common/sandbox.c.
@@ -199,8 +220,13 @@ bridge_dispatch_gateway(struct imsg *imsg)
 static void
 bridge_dispatch_watchdog(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
-	proc_unexpected(PROC_WATCHDOG, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_WD_ACK:
+		bridge_wd_ack(imsg);
+		break;
+	default:
+		proc_unexpected(PROC_WATCHDOG, imsg);
+	}
 }
 
 static void
@@ -234,11 +260,14 @@ bridge_session(struct imsg *imsg)
 	    bs.sb.sb_stdout_bytes > AGENT_STDOUT_BYTES ||
 	    bs.sb.sb_deadline_ms <= 0 || bs.sb.sb_frame_bytes == 0 ||
 	    bs.sb.sb_frame_bytes > AGENT_FRAME_BYTES ||
-	    bs.sb.sb_calls > AGENT_CALLS)
+	    bs.sb.sb_calls > AGENT_CALLS ||
+	    bs.sb.sb_pulse_ms < 1 || bs.sb.sb_ack_ms <= bs.sb.sb_pulse_ms ||
+	    bs.sb.sb_ack_ms > 3600 * 1000)
 		fatalx("channel parent: bad session message");
 	bridge_lines_init(&bs.lines, bs.sb.sb_frame_bytes,
 	    bs.sb.sb_stdout_bytes);
 	bs.active = 1;
+	bridge_wd_start();
 	if (bs.streaming)
 		bridge_stream_open();
 }
@@ -316,9 +345,10 @@ bridge_payload_recv(struct imsg *imsg)
 
 /*
  * The initial frame, {"payload": ...}, once dockerd-client verified the
- * started container (IMSG_BRIDGE_ADMIT) and the payload is here: nothing
- * goes to the container, and no frame is acted on, before.  The stream's
- * direction to the container is raw bytes (Tty false): no header.
+ * started container (IMSG_BRIDGE_ADMIT), the watchdog acked a first pulse
+ * and the payload is here: nothing goes to the container, and no frame is
+ * acted on, before.  The stream's direction to the container is raw bytes
+ * (Tty false): no header.
  */
 static void
 bridge_payload_send(void)
@@ -326,7 +356,7 @@ bridge_payload_send(void)
 	const char	*why;
 	size_t		 len;
 
-	if (bs.initial || !bs.payload)
+	if (bs.initial || !bs.payload || !bs.armed)
 		return;
 	if (bridge_initial_encode(bridge_payload_buf, bs.payloadlen,
 	    bridge_out, bs.sb.sb_frame_bytes + 2, &len, &why) == -1)
@@ -364,8 +394,10 @@ bridge_read(int fd, short event, void *arg)
 /*
  * The end of the stream: the workload is gone.  A Docker frame cut short
  * is the container's last word, not ours; an unfinished line is the
- * agent's.  Lines not yet looked at (the agent wrote on while a request
- * was at the gateway) are not acted on: nobody would read their replies.
+ * agent's.  Every byte the agent wrote is judged, whether or not the
+ * session got to it (the agent may exit before admission): lines not yet
+ * acted on are checked but not forwarded, since nobody would read their
+ * replies.  So the outcome does not depend on timing.
  */
 static void
 bridge_eof(void)
@@ -382,13 +414,40 @@ bridge_eof(void)
 		return;
 	}
 #endif
-	if (bs.pendoff == bs.pendlen &&
-	    bridge_lines_end(&bs.lines, &code) == -1) {
+	if (bridge_judge_rest(&code) == -1) {
 		bridge_end(code == FRAME_STDOUT_BUDGET ? OUTCOME_STDOUT_LIMIT :
 		    OUTCOME_VIOLATION, bridge_frame_string(code));
 		return;
 	}
 	bridge_end(OUTCOME_COMPLETED, "");
+}
+
+/* Check what is left of stdout at its end; -1 with *codep on the first fault. */
+static int
+bridge_judge_rest(enum bridge_frame_code *codep)
+{
+	const char	*line, *why;
+	size_t		 used, linelen;
+	int		 r;
+
+	while (bs.pendoff < bs.pendlen) {
+		r = bridge_lines_feed(&bs.lines, bridge_pend + bs.pendoff,
+		    bs.pendlen - bs.pendoff, &used, &line, &linelen, codep);
+		bs.pendoff += used;
+		if (r == -1)
+			return (-1);
+		if (r == 0)
+			break;
+		*codep = bridge_frame_parse(line, linelen,
+		    bs.sb.sb_frame_bytes, &bridge_req, &why);
+		explicit_bzero((char *)bridge_pend + bs.pendoff - used, used);
+		explicit_bzero(&bridge_req, sizeof(bridge_req));
+		if (*codep != FRAME_OK) {
+			log_info("after the end: %s", why);
+			return (-1);
+		}
+	}
+	return (bridge_lines_end(&bs.lines, codep));
 }
 
 static void
@@ -730,4 +789,111 @@ bridge_end(int outcome, const char *reason)
 	    "stderr %llu bytes", reason[0] != '\0' ? reason : "end of stream",
 	    bs.calls, (unsigned long long)bs.stdout_bytes,
 	    (unsigned long long)bs.stderr_bytes);
+}
+
+/*
+ * The watchdog's lease (DESIGN 10): the first pulse now, then one every
+ * pulse interval for as long as this process lives, the session's end
+ * included, so that the watchdog does not stop a cleanup under way.
+ */
+static void
+bridge_wd_start(void)
+{
+	struct timeval	 tv;
+
+	event_set(&bs.ev_pulse, -1, EV_PERSIST, bridge_wd_pulse, NULL);
+	evtimer_set(&bs.ev_ack, bridge_wd_ack_expired, NULL);
+	tv.tv_sec = bs.sb.sb_pulse_ms / 1000;
+	tv.tv_usec = (bs.sb.sb_pulse_ms % 1000) * 1000;
+	if (event_add(&bs.ev_pulse, &tv) == -1)
+		fatalx("event_add failed");
+	bridge_wd_pulse(-1, EV_TIMEOUT, NULL);
+}
+
+/*
+ * Queued, not flushed: a watchdog that does not read must not block the
+ * bridge.  No more than a byte's worth in flight, so that each ack names
+ * one pulse; that many are never in flight while acks are checked.
+ */
+static void
+bridge_wd_pulse(int fd, short event, void *arg)
+{
+	uint8_t	 b = bs.pulse_next;
+
+	(void)fd;
+	(void)event;
+	(void)arg;
+	if (bs.unacked == UINT8_MAX)
+		return;
+	if (clock_gettime(CLOCK_MONOTONIC, &bridge_pulse_sent[b]) == -1)
+		fatal("clock_gettime");
+	proc_compose(PROC_WATCHDOG, IMSG_WD_PULSE, &b, sizeof(b));
+	bs.pulse_next++;
+	if (bs.unacked++ == 0)
+		bridge_wd_ack_wait();
+}
+
+/* Acks come in order, one per pulse; the first arms the session. */
+static void
+bridge_wd_ack(struct imsg *imsg)
+{
+	uint8_t	 b;
+
+	if (imsg_get_data(imsg, &b, sizeof(b)) == -1 || bs.unacked == 0 ||
+	    b != bs.ack_next)
+		fatalx("channel watchdog: bad ack");
+	bs.ack_next++;
+	bs.unacked--;
+	if (bs.unacked > 0)
+		bridge_wd_ack_wait();
+	else if (evtimer_del(&bs.ev_ack) == -1)
+		fatalx("evtimer_del failed");
+	if (bs.armed)
+		return;
+	bs.armed = 1;
+	log_debug("watchdog armed");
+	if (bs.admitted && !bs.ended && bs.active && bs.streaming &&
+	    bs.fd != -1)
+		bridge_payload_send();
+}
+
+/* The oldest pulse in flight must be acked within the ack time. */
+static void
+bridge_wd_ack_wait(void)
+{
+	const struct timespec	*t = &bridge_pulse_sent[bs.ack_next];
+	struct timespec		 now;
+	struct timeval		 tv;
+	int64_t			 left_us;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+		fatal("clock_gettime");
+	left_us = bs.sb.sb_ack_ms * 1000 -
+	    ((int64_t)(now.tv_sec - t->tv_sec) * 1000000 +
+	    (now.tv_nsec - t->tv_nsec) / 1000);
+	if (left_us < 0)
+		left_us = 0;
+	tv.tv_sec = left_us / 1000000;
+	tv.tv_usec = left_us % 1000000;
+	if (evtimer_add(&bs.ev_ack, &tv) == -1)
+		fatalx("evtimer_add failed");
+}
+
+static void
+bridge_wd_ack_expired(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	if (bs.ended)
+		return;
+#ifdef CMCP_TEST
+	if (bs.sb.sb_noackcheck) {
+		log_warnx("watchdog: no ack in %lld ms, ignored (test build)",
+		    (long long)bs.sb.sb_ack_ms);
+		return;
+	}
+#endif
+	log_warnx("watchdog: no ack in %lld ms", (long long)bs.sb.sb_ack_ms);
+	bridge_end(OUTCOME_ACK_TIMEOUT, "ack_timeout");
 }

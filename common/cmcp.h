@@ -61,7 +61,11 @@ enum imsg_type {
 	IMSG_BRIDGE_ADMIT,	/* dockerd-client -> bridge: verified, running */
 	IMSG_BRIDGE_STOP,	/* bridge -> dockerd-client: stop my session */
 	IMSG_BRIDGE_RESULT,	/* bridge -> parent: bridge_result */
-	IMSG_WD_STOP,		/* watchdog -> dockerd-client: stop now */
+	IMSG_WD_STOP,		/* watchdog -> dockerd-client: stop now, no
+				   data */
+	IMSG_WD_PULSE,		/* bridge -> watchdog: one byte, a counter */
+	IMSG_WD_ACK,		/* watchdog -> bridge: the same byte */
+	IMSG_SESSION_WATCHDOG,	/* parent -> watchdog: session_watchdog */
 	IMSG_TEST_STDOUT,	/* parent -> bridge, test build: fd, no data */
 	IMSG_GW_CONFIG,		/* parent -> gateway, before its privilege
 				   drop: fd of the normalized configuration */
@@ -80,6 +84,8 @@ enum imsg_type {
 				   struct audit_record, peerid = request no. */
 	IMSG_AUDIT_ACK,		/* auditor -> sender: struct audit_ack once the
 				   record is durable, same peerid */
+	IMSG_GW_SESSION,	/* parent -> gateway: the session id, for its
+				   audit records */
 	IMSG_TYPE_MAX
 };
 
@@ -107,6 +113,7 @@ struct ctl_init {
 #ifdef CMCP_TEST
 	int		 ci_nosandbox;	/* skip the seccomp filter */
 	int		 ci_noready;	/* never send IMSG_CTL_READY */
+	int		 ci_noauditwait; /* gateway: act before the ack */
 #endif
 };
 
@@ -175,6 +182,9 @@ enum session_outcome {
 	OUTCOME_CALLS_LIMIT,		/* a request over the agent's calls */
 	OUTCOME_UPSTREAM_FAILED,	/* an MCP exchange became unsafe */
 	OUTCOME_UPSTREAM_REFUSED,	/* a server failed its start */
+	OUTCOME_AUDIT_FAILED,		/* a decision record not acked */
+	OUTCOME_WATCHDOG_STOP,		/* the lease ran out (DESIGN 10) */
+	OUTCOME_ACK_TIMEOUT,		/* the watchdog stopped acking */
 	OUTCOME_MAX
 };
 
@@ -205,6 +215,9 @@ struct session_docker {
 	int64_t		 sd_call_timeout_ms;
 	int		 sd_reap_only;	/* cmcp-privsep reap */
 	int		 sd_weaken;	/* enum session_weaken, test build */
+	int		 sd_noadmit;	/* test build: refusal logged, ignored */
+	uint32_t	 sd_stop_tries;		/* kills before giving up */
+	int64_t		 sd_stop_timeout_ms;	/* wait after each */
 };
 
 /* IMSG_SESSION_BRIDGE: the budgets the bridge enforces. */
@@ -215,6 +228,11 @@ struct session_bridge {
 	int64_t		 sb_deadline_ms;	/* host side, from the stream */
 	uint64_t	 sb_frame_bytes;	/* largest request line */
 	uint32_t	 sb_calls;		/* requests in the session */
+	int64_t		 sb_pulse_ms;		/* to the watchdog */
+	int64_t		 sb_ack_ms;		/* its ack's deadline */
+#ifdef CMCP_TEST
+	int		 sb_noackcheck;		/* a missing ack is ignored */
+#endif
 };
 
 /* IMSG_REAP_ASK and IMSG_REAP_DEAD: instances seen on our containers. */
@@ -229,7 +247,15 @@ struct bridge_stream {
 	unsigned char	 bs_head[STREAM_HEAD_BYTES];
 };
 
-/* IMSG_BRIDGE_STOP and IMSG_WD_STOP: why (an enum session_outcome). */
+/* IMSG_SESSION_WATCHDOG: the lease (DESIGN 10). */
+struct session_watchdog {
+	int64_t		 sw_lease_ms;
+#ifdef CMCP_TEST
+	int		 sw_nostop;	/* never ask for the stop */
+#endif
+};
+
+/* IMSG_BRIDGE_STOP: why (an enum session_outcome). */
 struct session_stop {
 	int		 ss_outcome;
 };
@@ -274,6 +300,7 @@ struct gw_result {
 	uint64_t	 gr_calls;	/* requests decided */
 	uint64_t	 gr_allowed;
 	uint64_t	 gr_denied;
+	int		 gr_audit_failed;	/* no ack: calls stopped */
 };
 
 /* IMSG_GW_REQUEST: followed by gq_arglen bytes, a canonical object. */

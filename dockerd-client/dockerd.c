@@ -37,8 +37,9 @@
 
 /* After the end of the stream, the container is about to exit. */
 #define DKR_WAIT_EXITED_MS	2000
-/* After SIGKILL, its exit is prompt. */
-#define DKR_WAIT_KILLED_MS	5000
+/* Bounds on the watchdog's numbers as the parent passes them. */
+#define DKR_STOP_TRIES_MAX	10
+#define DKR_STOP_TIMEOUT_MAX_MS	300000
 #define DKR_SOCKET_DEFAULT	"/docker.sock"
 /*
  * The workload's whole environment.  Without PATH the engine adds its
@@ -232,6 +233,10 @@ dkr_dispatch_bridge(struct imsg *imsg)
 		    dkr_violations[ss.ss_outcome] != NULL)
 			dkr_audit(AUDIT_K_VIOLATION, AUDIT_D_NONE,
 			    dkr_violations[ss.ss_outcome], NULL);
+		if (ss.ss_outcome == OUTCOME_ACK_TIMEOUT &&
+		    dkr.phase != DKR_DONE)
+			dkr_audit(AUDIT_K_WATCHDOG, AUDIT_D_NONE,
+			    "ack_timeout", NULL);
 		dkr_session_end(ss.ss_outcome);
 		break;
 	default:
@@ -258,14 +263,23 @@ dkr_dispatch_auditor(struct imsg *imsg)
 	}
 }
 
-/* "Stop container now": a fixed message, it names no container. */
+/*
+ * "Stop container now": a fixed message, it names no container and
+ * carries nothing.  The session's container, if any, is stopped with the
+ * configured retries and its absence confirmed (dkr_cleanup).
+ */
 static void
 dkr_dispatch_watchdog(struct imsg *imsg)
 {
 	switch (imsg_get_type(imsg)) {
 	case IMSG_WD_STOP:
+		if (imsg_get_len(imsg) != 0)
+			fatalx("channel watchdog: bad stop message");
+		if (dkr.phase == DKR_IDLE || dkr.phase == DKR_DONE)
+			break;
 		log_warnx("watchdog: stop now");
-		dkr_session_end(OUTCOME_SIGNAL);
+		dkr_audit(AUDIT_K_WATCHDOG, AUDIT_D_NONE, "lease_stop", NULL);
+		dkr_session_end(OUTCOME_WATCHDOG_STOP);
 		break;
 	default:
 		proc_unexpected(PROC_WATCHDOG, imsg);
@@ -289,6 +303,11 @@ dkr_session_begin(struct imsg *imsg)
 		fatalx("channel parent: bad socket path");
 	if (sd->sd_call_timeout_ms < 1000 || sd->sd_call_timeout_ms > 300000)
 		fatalx("channel parent: bad docker timeout");
+	if (!sd->sd_reap_only && (sd->sd_stop_tries < 1 ||
+	    sd->sd_stop_tries > DKR_STOP_TRIES_MAX ||
+	    sd->sd_stop_timeout_ms < 1 ||
+	    sd->sd_stop_timeout_ms > DKR_STOP_TIMEOUT_MAX_MS))
+		fatalx("channel parent: bad stop parameters");
 	dkr.client.timeout_ms = sd->sd_call_timeout_ms;
 	memset(&dkr.res, 0, sizeof(dkr.res));
 	dkr.res.dr_exit = -1;
@@ -536,6 +555,12 @@ dkr_container_verify(int states)
 	}
 	if (dkr_inspect_verify_state(c->body, c->len, &dkr.tmpl, dkr.id,
 	    states, c->err, sizeof(c->err)) != DKR_OK) {
+#ifdef CMCP_TEST
+		if (dkr.req.sd_noadmit) {
+			log_warnx("test build: admission %s: bypassed", c->err);
+			return (0);
+		}
+#endif
 		dkr_fail(OUTCOME_ADMISSION_REFUSED, c->err);
 		return (-1);
 	}
@@ -571,6 +596,10 @@ dkr_session_end(int why)
 	    dkr.phase != DKR_ATTACHED)
 		return;
 	dkr_cleanup(why);
+	/* The container's status after our kill says nothing of its own. */
+	if (why == OUTCOME_WATCHDOG_STOP &&
+	    dkr.res.dr_outcome != OUTCOME_CLEANUP_FAILED)
+		dkr.res.dr_outcome = OUTCOME_WATCHDOG_STOP;
 	dkr.phase = DKR_DONE;
 	dkr_report();
 }
@@ -578,7 +607,9 @@ dkr_session_end(int why)
 /*
  * Kill, learn the exit status, delete (force), and confirm the absence by
  * a 404; never trust a return code for it.  At the end of the stream the
- * container is exiting by itself, so it gets a short wait first.
+ * container is exiting by itself, so it gets a short wait first.  A kill
+ * is tried up to the configured number of times, each followed by a
+ * bounded wait for the container to stop (DESIGN 10).
  */
 static void
 dkr_cleanup(int why)
@@ -586,6 +617,8 @@ dkr_cleanup(int why)
 	struct dkr_client	*c = &dkr.client;
 	int64_t			 status;
 	long			 s;
+	uint32_t		 try, tries;
+	int64_t			 wait_ms;
 	int			 got = 0;
 
 	if (dkr.fd != -1 && close(dkr.fd) == -1)
@@ -600,12 +633,22 @@ dkr_cleanup(int why)
 	if (why == OUTCOME_COMPLETED && dkr.res.dr_admitted &&
 	    dkr_wait(c, dkr.id, DKR_WAIT_EXITED_MS, &status) == 0)
 		got = 1;
-	if (!got) {
+	/* Before a session's parameters (atexit), the defaults. */
+	tries = dkr.req.sd_stop_tries > 0 ? dkr.req.sd_stop_tries :
+	    WD_STOP_TRIES;
+	wait_ms = dkr.req.sd_stop_timeout_ms > 0 ?
+	    dkr.req.sd_stop_timeout_ms : WD_STOP_TIMEOUT_MS;
+	for (try = 1; !got && try <= tries; try++) {
 		if ((s = dkr_kill(c, dkr.id)) != 204 && s != 409)
 			log_warnx("%s", s == -1 ? c->err : "docker kill: failed");
-		if (dkr.res.dr_admitted &&
-		    dkr_wait(c, dkr.id, DKR_WAIT_KILLED_MS, &status) == 0)
+		/* Never started: the forced delete below does it. */
+		if (!dkr.res.dr_admitted)
+			break;
+		if (dkr_wait(c, dkr.id, wait_ms, &status) == 0)
 			got = 1;
+		else
+			log_warnx("container %.12s: not stopped, try %u of %u",
+			    dkr.id, try, tries);
 	}
 	if (got) {
 		dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE, "stopped", NULL);

@@ -12,6 +12,17 @@
  * the reply goes back to the bridge.  Nothing here ever logs an argument,
  * a result or a byte of a server's output: only names, counts and codes.
  *
+ * Audit before act (DESIGN 9): every decision goes to the auditor as a
+ * record, and the request waits in the event loop, as the one pending
+ * request, until the auditor acknowledges that record as durable; only
+ * then is the refusal answered or the tool called.  An ack that does not
+ * come within AUDIT_ACK_WAIT_MS stops all calls and ends the session
+ * (audit_failed); a closed auditor channel ends the gateway, and with it
+ * the suite.  The call's start, its result and a rise of the label are
+ * recorded too; those are not waited for, but acks come in order, so the
+ * next request's decision ack means they are durable as well, and the
+ * counts go to the parent only when every record is.
+ *
  * An upstream call blocks the process in poll(2) until its deadline (the
  * server's timeout): requests are decided one at a time anyway, and the
  * parent, bridge and dockerd-client keep their own clocks.  Requests are
@@ -30,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auditrec.h"
 #include "config.h"
 #include "frame.h"
 #include "json.h"
@@ -48,6 +60,15 @@ struct gw_upstream {
 	struct mcp_client	 u_mc;
 };
 
+/* The request whose decision record is not yet acknowledged. */
+struct gw_pending {
+	int			 p_active;
+	uint32_t		 p_id;		/* the record the act waits for */
+	struct gw_decision	 p_d;
+	char			*p_args;	/* AGENT_FRAME_BYTES */
+	size_t			 p_arglen;
+};
+
 static struct {
 	struct cmcp_conf	*conf;
 	struct gw_session	 s;
@@ -58,6 +79,15 @@ static struct {
 	int			 labelled;	/* initial payload admitted */
 	int			 failed;	/* upstream unsafe: no more calls */
 	int			 ended;		/* IMSG_GW_END */
+	int			 report_wait;	/* counts after the last ack */
+	char			 session[SESSION_ID_BYTES];
+	uint32_t		 audit_id;	/* of the last record sent */
+	uint32_t		 audit_pending;	/* records not yet acked */
+	struct event		 ev_ack;	/* AUDIT_ACK_WAIT_MS */
+	struct gw_pending	 pend;
+#ifdef CMCP_TEST
+	int			 noauditwait;	/* mutation: act at once */
+#endif
 	struct gw_result	 res;
 	uint8_t			 payload_digest[SHA256_DIGEST_BYTES];
 	char			*result;	/* one tool result */
@@ -97,11 +127,20 @@ static void	gw_dispatch_bridge(struct imsg *);
 static void	gw_dispatch_auditor(struct imsg *);
 static void	gw_dispatch_docker(struct imsg *);
 static void	gw_upstreams_start(int, short, void *);
+static void	gw_session(struct imsg *);
 static void	gw_payload(struct imsg *);
 static void	gw_end(void);
+static void	gw_report(void);
 static void	gw_request(struct imsg *);
-static int	gw_audit_decision(const struct gw_decision *, const char *,
-		    size_t);
+static void	gw_act(void);
+static void	gw_audit_decision(const struct gw_decision *,
+		    const uint8_t *);
+static void	gw_audit(enum audit_kind, enum audit_decision,
+		    const struct gw_decision *, const char *, int, int,
+		    const uint8_t *, const uint8_t *);
+static void	gw_audit_ack(struct imsg *);
+static void	gw_audit_late(int, short, void *);
+static void	gw_audit_fail(void);
 static void	gw_call(const struct gw_decision *, const char *, size_t);
 static void	gw_reply(enum gw_verdict, enum bridge_reply_code,
 		    const char *, const char *, size_t);
@@ -140,6 +179,12 @@ gw_main(const struct ctl_init *ci)
 	gw_servers_recv(gw_config_recv());
 	priv_drop(PROC_GATEWAY, ci);
 	proc_listen(gw_handlers, nitems(gw_handlers));
+	evtimer_set(&gw.ev_ack, gw_audit_late, NULL);
+#ifdef CMCP_TEST
+	gw.noauditwait = ci->ci_noauditwait;
+	if (gw.noauditwait)
+		log_warnx("test build: calls do not wait for the audit ack");
+#endif
 	sandbox_apply(ci, gw_sandbox, nitems(gw_sandbox));
 	proc_ready();
 	/* The handshakes parse server bytes: sandboxed, in the loop. */
@@ -183,7 +228,8 @@ gw_config_recv(void)
 	    gw.conf->c_agent.frame_bytes > AGENT_FRAME_BYTES)
 		fatalx("configuration: bad frame bound");
 	if ((gw.result = malloc(gw.resultsz)) == NULL ||
-	    (gw.reply = malloc(sizeof(*gw.reply) + gw.resultsz)) == NULL)
+	    (gw.reply = malloc(sizeof(*gw.reply) + gw.resultsz)) == NULL ||
+	    (gw.pend.p_args = malloc(AGENT_FRAME_BYTES)) == NULL)
 		fatal("malloc");
 	return (n);
 }
@@ -254,6 +300,9 @@ gw_dispatch_parent(struct imsg *imsg)
 	case IMSG_CTL_SHUTDOWN:
 		proc_shutdown();
 		/* NOTREACHED */
+	case IMSG_GW_SESSION:
+		gw_session(imsg);
+		break;
 	case IMSG_SESSION_PAYLOAD:
 		gw_payload(imsg);
 		break;
@@ -285,8 +334,13 @@ gw_dispatch_bridge(struct imsg *imsg)
 static void
 gw_dispatch_auditor(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
-	proc_unexpected(PROC_AUDITOR, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_AUDIT_ACK:
+		gw_audit_ack(imsg);
+		break;
+	default:
+		proc_unexpected(PROC_AUDITOR, imsg);
+	}
 }
 
 static void
@@ -380,10 +434,22 @@ gw_payload(struct imsg *imsg)
 	    gw.conf->c_labels[gw.s.s_label]);
 }
 
+/* The session's id: every record the gateway sends carries it. */
+static void
+gw_session(struct imsg *imsg)
+{
+	if (gw.session[0] != '\0' ||
+	    imsg_get_data(imsg, gw.session, sizeof(gw.session)) == -1 ||
+	    memchr(gw.session, '\0', sizeof(gw.session)) == NULL ||
+	    gw.session[0] == '\0')
+		fatalx("channel parent: bad session message");
+}
+
 /*
  * The session is over: close every upstream (its end of file is the
  * polite close of MCP stdio, before the parent's signals) and report the
- * counts.
+ * counts once the records sent so far are durable.  A request still
+ * waiting for its ack is dropped: nothing of it is acted on.
  */
 static void
 gw_end(void)
@@ -393,25 +459,42 @@ gw_end(void)
 	if (gw.ended)
 		fatalx("channel parent: session ended twice");
 	gw.ended = 1;
+	if (gw.pend.p_active) {
+		gw.pend.p_active = 0;
+		explicit_bzero(gw.pend.p_args, gw.pend.p_arglen);
+	}
 	for (i = 0; i < gw.nup; i++)
 		mcp_close(&gw.up[i].u_mc);
+	if (gw.audit_pending > 0 && !gw.res.gr_audit_failed) {
+		gw.report_wait = 1;
+		return;
+	}
+	gw_report();
+}
+
+static void
+gw_report(void)
+{
+	gw.report_wait = 0;
 	proc_compose(PROC_PARENT, IMSG_GW_RESULT, &gw.res, sizeof(gw.res));
-	log_debug("session ended: %llu calls, %llu allowed, %llu denied",
+	log_debug("session ended: %llu calls, %llu allowed, %llu denied%s",
 	    (unsigned long long)gw.res.gr_calls,
 	    (unsigned long long)gw.res.gr_allowed,
-	    (unsigned long long)gw.res.gr_denied);
+	    (unsigned long long)gw.res.gr_denied,
+	    gw.res.gr_audit_failed ? ", audit failed" : "");
 }
 
 /*
  * One validated request from the bridge (DESIGN 5 step 6): decide it,
- * and call the tool when it is allowed.  A denial is a reply and the
- * agent may go on; an unknown operation is a violation.
+ * record the decision, and act on it once the record is durable.
  */
 static void
 gw_request(struct imsg *imsg)
 {
 	struct gw_request	 rq;
-	struct gw_decision	 d;
+	struct gw_pending	*p = &gw.pend;
+	struct sha256_ctx	 ctx;
+	uint8_t			 digest[SHA256_DIGEST_BYTES];
 	const char		*args;
 	size_t			 len = imsg_get_len(imsg);
 
@@ -424,102 +507,267 @@ gw_request(struct imsg *imsg)
 	    rq.gq_arglen > AGENT_FRAME_BYTES)
 		fatalx("channel bridge: bad request");
 	/* The bridge admits nothing before the parent started it all. */
-	if (!gw.checked || gw.refused || !gw.labelled)
+	if (!gw.checked || gw.refused || !gw.labelled || gw.session[0] == '\0')
 		fatalx("channel bridge: request before the session");
+	if (p->p_active)
+		fatalx("channel bridge: request while one is pending");
 	if (gw.ended || gw.failed) {
-		gw_reply(GW_VERDICT_FAILED, REPLY_INTERNAL, "session_over",
+		gw_reply(GW_VERDICT_FAILED, REPLY_INTERNAL,
+		    gw.res.gr_audit_failed ? "audit_failed" : "session_over",
 		    NULL, 0);
 		return;
 	}
 
 	gw.res.gr_calls++;
-	gw_decide(gw.conf, &gw.s, rq.gq_operation, args, rq.gq_arglen, &d);
-	if (d.violation) {
-		gw.res.gr_denied++;
-		log_info("request %llu: %s", (unsigned long long)
-		    gw.res.gr_calls, gw_reason_str(d.reason));
-		gw_reply(GW_VERDICT_VIOLATION, REPLY_UNKNOWN_OPERATION,
-		    gw_reason_str(d.reason), NULL, 0);
-		return;
-	}
-	if (!d.allowed) {
-		gw.res.gr_denied++;
-		log_info("request %llu: operation %s: %s (rule %u)",
-		    (unsigned long long)gw.res.gr_calls, d.op->name,
-		    gw_reason_str(d.reason), d.rule);
-		gw_reply(GW_VERDICT_REPLY, gw_deny_code(d.reason),
-		    gw_reason_str(d.reason), NULL, 0);
-		return;
-	}
-	if (d.tool->kind != TOOL_MCP) {
-		gw.res.gr_denied++;
-		log_warnx("request %llu: operation %s: tool %s unavailable",
-		    (unsigned long long)gw.res.gr_calls, d.op->name,
-		    d.tool->name);
-		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
-		    "tool_unavailable", NULL, 0);
-		return;
-	}
-	if (gw_audit_decision(&d, args, rq.gq_arglen) == -1) {
-		gw.failed = 1;
+	gw_decide(gw.conf, &gw.s, rq.gq_operation, args, rq.gq_arglen,
+	    &p->p_d);
+	sha256_init(&ctx);
+	sha256_update(&ctx, args, rq.gq_arglen);
+	sha256_final(&ctx, digest);
+	memcpy(p->p_args, args, rq.gq_arglen);
+	p->p_arglen = rq.gq_arglen;
+	gw_audit_decision(&p->p_d, digest);
+	if (gw.failed) {
+		explicit_bzero(p->p_args, p->p_arglen);
 		gw_reply(GW_VERDICT_FAILED, REPLY_INTERNAL, "audit_failed",
 		    NULL, 0);
 		return;
 	}
-	if (gw_commit_allowed(&gw.s, &d) == -1) {
-		gw.res.gr_denied++;
-		gw_reply(GW_VERDICT_REPLY, REPLY_INTERNAL, "internal_error",
-		    NULL, 0);
-		return;
-	}
-	gw.res.gr_allowed++;
-	gw_call(&d, args, rq.gq_arglen);
+	p->p_id = gw.audit_id;
+	p->p_active = 1;
+#ifdef CMCP_TEST
+	if (gw.noauditwait)
+		gw_act();
+#endif
 }
 
 /*
- * AUDIT POINT.  audit before act: issue 5 -- the decision record goes to
- * the auditor here and the call waits for its acknowledgement
- * (IMSG_AUDIT_RECORD, IMSG_AUDIT_ACK; common/auditrec.h builds the
- * record).  Until then nothing is sent and the call proceeds; -1 would
- * end the session without calling.
+ * The pending request's records are durable: answer a refusal, end the
+ * session on a violation, or call the tool.  A denial is a reply and the
+ * agent may go on.
  */
-static int
-gw_audit_decision(const struct gw_decision *d, const char *args,
-    size_t arglen)
+static void
+gw_act(void)
 {
-	(void)d;
-	(void)args;
-	(void)arglen;
-	return (0);
+	struct gw_pending	*p = &gw.pend;
+	const struct gw_decision *d = &p->p_d;
+
+	p->p_active = 0;
+	if (d->violation) {
+		gw.res.gr_denied++;
+		log_info("request %llu: %s", (unsigned long long)
+		    gw.res.gr_calls, gw_reason_str(d->reason));
+		gw_reply(GW_VERDICT_VIOLATION, REPLY_UNKNOWN_OPERATION,
+		    gw_reason_str(d->reason), NULL, 0);
+	} else if (!d->allowed) {
+		gw.res.gr_denied++;
+		log_info("request %llu: operation %s: %s (rule %u)",
+		    (unsigned long long)gw.res.gr_calls, d->op->name,
+		    gw_reason_str(d->reason), d->rule);
+		gw_reply(GW_VERDICT_REPLY, gw_deny_code(d->reason),
+		    gw_reason_str(d->reason), NULL, 0);
+	} else if (d->tool->kind != TOOL_MCP) {
+		gw.res.gr_denied++;
+		log_warnx("request %llu: operation %s: tool %s unavailable",
+		    (unsigned long long)gw.res.gr_calls, d->op->name,
+		    d->tool->name);
+		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
+		    "tool_unavailable", NULL, 0);
+	} else if (gw_commit_allowed(&gw.s, d) == -1) {
+		gw.res.gr_denied++;
+		gw_reply(GW_VERDICT_REPLY, REPLY_INTERNAL, "internal_error",
+		    NULL, 0);
+	} else {
+		gw.res.gr_allowed++;
+		gw_call(d, p->p_args, p->p_arglen);
+	}
+	explicit_bzero(p->p_args, p->p_arglen);
+}
+
+/*
+ * AUDIT POINT.  The decision record of a request: the operation and tool
+ * by their configured names when the operation is an alias, never the
+ * agent's string otherwise; the verdict and its reason code; the session
+ * label; the digest of the canonical arguments.  An unknown operation is
+ * a violation, recorded as such in the same wait.
+ */
+static void
+gw_audit_decision(const struct gw_decision *d, const uint8_t *digest)
+{
+	const char		*reason = gw_reason_str(d->reason);
+	enum audit_decision	 ad = AUDIT_D_DENY;
+
+	if (d->allowed && !d->violation) {
+		if (d->tool->kind == TOOL_MCP)
+			ad = AUDIT_D_ALLOW;
+		else
+			reason = "tool_unavailable";
+	}
+	gw_audit(AUDIT_K_DECISION, ad, d, reason, gw.s.s_label,
+	    gw.s.s_label, digest, NULL);
+	if (d->violation)
+		gw_audit(AUDIT_K_VIOLATION, AUDIT_D_NONE, d, reason,
+		    gw.s.s_label, gw.s.s_label, digest, NULL);
+}
+
+/*
+ * One record to the auditor.  Only configured names, fixed codes and
+ * digests go in.  With the auditor's channel gone or an ack overdue, no
+ * record is sent and gw.failed says so.
+ */
+static void
+gw_audit(enum audit_kind kind, enum audit_decision ad,
+    const struct gw_decision *d, const char *reason, int before, int after,
+    const uint8_t *request, const uint8_t *response)
+{
+	struct audit_record	 ar;
+	struct timeval		 tv;
+
+	if (gw.res.gr_audit_failed)
+		return;
+	if (!proc_chan_isopen(PROC_AUDITOR)) {
+		log_warnx("auditor: channel closed");
+		gw_audit_fail();
+		return;
+	}
+	audit_record_init(&ar, kind, ad);
+	if (audit_record_set(&ar, AUDIT_F_SESSION, gw.session) == -1 ||
+	    audit_record_set(&ar, AUDIT_F_REASON, reason) == -1 ||
+	    audit_record_set(&ar, AUDIT_F_LABEL_BEFORE,
+	    gw.conf->c_labels[before]) == -1 ||
+	    audit_record_set(&ar, AUDIT_F_LABEL_AFTER,
+	    gw.conf->c_labels[after]) == -1)
+		fatalx("audit: bad record");
+	if (d->op != NULL && !d->violation &&
+	    (audit_record_set(&ar, AUDIT_F_OPERATION, d->op->name) == -1 ||
+	    audit_record_set(&ar, AUDIT_F_TOOL, d->tool->name) == -1))
+		fatalx("audit: bad record names");
+	if (request != NULL)
+		audit_record_digest(&ar, AUDIT_HAS_REQUEST, request);
+	if (response != NULL)
+		audit_record_digest(&ar, AUDIT_HAS_RESPONSE, response);
+	if (audit_record_check(&ar) == -1)
+		fatalx("audit: record refused");
+	proc_compose_id(PROC_AUDITOR, IMSG_AUDIT_RECORD, ++gw.audit_id, &ar,
+	    sizeof(ar));
+	proc_flush(PROC_AUDITOR);
+	if (gw.audit_pending++ == 0) {
+		tv.tv_sec = AUDIT_ACK_WAIT_MS / 1000;
+		tv.tv_usec = (AUDIT_ACK_WAIT_MS % 1000) * 1000;
+		if (evtimer_add(&gw.ev_ack, &tv) == -1)
+			fatalx("evtimer_add failed");
+	}
+}
+
+/* Acks come in order, one per record; each restarts the bound. */
+static void
+gw_audit_ack(struct imsg *imsg)
+{
+	struct audit_ack	 aa;
+	struct timeval		 tv;
+	uint32_t		 id = imsg_get_peerid(imsg);
+
+	if (imsg_get_data(imsg, &aa, sizeof(aa)) == -1)
+		fatalx("channel auditor: bad ack");
+	/* Too late: the session stopped waiting, nothing acts on it. */
+	if (gw.res.gr_audit_failed)
+		return;
+	if (gw.audit_pending == 0 ||
+	    id != gw.audit_id - gw.audit_pending + 1)
+		fatalx("channel auditor: bad ack");
+	if (evtimer_del(&gw.ev_ack) == -1)
+		fatalx("evtimer_del failed");
+	if (--gw.audit_pending > 0) {
+		tv.tv_sec = AUDIT_ACK_WAIT_MS / 1000;
+		tv.tv_usec = (AUDIT_ACK_WAIT_MS % 1000) * 1000;
+		if (evtimer_add(&gw.ev_ack, &tv) == -1)
+			fatalx("evtimer_add failed");
+	}
+	if (gw.pend.p_active && id == gw.pend.p_id)
+		gw_act();
+	if (gw.report_wait && gw.audit_pending == 0)
+		gw_report();
+}
+
+static void
+gw_audit_late(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	log_warnx("auditor: no acknowledgement within %d ms",
+	    AUDIT_ACK_WAIT_MS);
+	gw_audit_fail();
+}
+
+/*
+ * No record can be made durable: nothing more goes upstream.  The
+ * pending request is refused and the session ends (audit_failed).
+ */
+static void
+gw_audit_fail(void)
+{
+	gw.res.gr_audit_failed = 1;
+	gw.failed = 1;
+	gw.audit_pending = 0;
+	if (evtimer_del(&gw.ev_ack) == -1)
+		fatalx("evtimer_del failed");
+	if (gw.pend.p_active) {
+		gw.pend.p_active = 0;
+		explicit_bzero(gw.pend.p_args, gw.pend.p_arglen);
+		gw_reply(GW_VERDICT_FAILED, REPLY_INTERNAL, "audit_failed",
+		    NULL, 0);
+	}
+	if (gw.report_wait)
+		gw_report();
 }
 
 /*
  * The upstream call, bounded by the server's timeout.  The result's label
  * raises the session label whether or not the tool reported an error:
  * something of the tool came back.  A failure after which the client is
- * dead makes the exchange unsafe and ends the session.
+ * dead makes the exchange unsafe and ends the session.  The start, the
+ * result (its digest, never its bytes) and a rise of the label are
+ * recorded before the reply.
  */
 static void
 gw_call(const struct gw_decision *d, const char *args, size_t arglen)
 {
 	struct gw_upstream	*up;
+	struct sha256_ctx	 ctx;
 	struct timespec		 t0, t1;
+	uint8_t			 digest[SHA256_DIGEST_BYTES];
 	size_t			 rlen = gw.resultsz;
-	int			 iserr = 0;
+	int			 iserr = 0, before = gw.s.s_label;
 	enum mcp_error		 e;
 
 	if ((up = gw_upstream(d->tool->server)) == NULL)
 		fatalx("tool %s: no upstream", d->tool->name);
+	gw_audit(AUDIT_K_CALL_START, AUDIT_D_NONE, d, "", before, before,
+	    NULL, NULL);
 	if (clock_gettime(CLOCK_MONOTONIC, &t0) == -1)
 		fatal("clock_gettime");
 	e = mcp_call(&up->u_mc, d->tool->remote, args, arglen, gw.result,
 	    &rlen, &iserr);
 	if (clock_gettime(CLOCK_MONOTONIC, &t1) == -1)
 		fatal("clock_gettime");
-	if (e == MCP_OK) {
+	if (e == MCP_OK || up->u_mc.state != MCP_ST_DEAD)
 		(void)gw_result_label(&gw.s, d->tool);
+	if (e == MCP_OK) {
+		sha256_init(&ctx);
+		sha256_update(&ctx, gw.result, rlen);
+		sha256_final(&ctx, digest);
+	}
+	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, d, e != MCP_OK ?
+	    gw_mcp_reason(e) : iserr ? "tool_error" : "ok", before,
+	    gw.s.s_label, NULL, e == MCP_OK ? digest : NULL);
+	if (gw.s.s_label != before)
+		gw_audit(AUDIT_K_LABEL_CHANGE, AUDIT_D_NONE, d, "", before,
+		    gw.s.s_label, NULL, NULL);
+	if (e == MCP_OK) {
 		gw_reply(GW_VERDICT_REPLY, REPLY_OK, "allowed", gw.result,
 		    rlen);
+		explicit_bzero(gw.result, rlen);
 		log_debug("request %llu: operation %s: delivered, %zu bytes "
 		    "back%s, session label %s, upstream %lld us",
 		    (unsigned long long)gw.res.gr_calls, d->op->name, rlen,
@@ -534,7 +782,6 @@ gw_call(const struct gw_decision *d, const char *args, size_t arglen)
 	    up->u_srv->name, mcp_strerror(e));
 	if (up->u_mc.state != MCP_ST_DEAD) {
 		/* A JSON-RPC error or an overlong result: read in full. */
-		(void)gw_result_label(&gw.s, d->tool);
 		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
 		    gw_mcp_reason(e), NULL, 0);
 		return;

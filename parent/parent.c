@@ -97,6 +97,7 @@ struct parent_session {
 	struct dkr_result	 docker;
 	struct session_docker	 sd;
 	struct session_bridge	 sb;
+	struct session_watchdog	 sw;
 	struct event		 ev_wait;
 	int			 upstreams;	/* 1 ready, -1 refused */
 	char			 up_reason[SESSION_REASON_BYTES];
@@ -137,6 +138,9 @@ static const struct {
 	[OUTCOME_CALLS_LIMIT] =		{ "calls_limit",	13 },
 	[OUTCOME_UPSTREAM_FAILED] =	{ "upstream_failed",	14 },
 	[OUTCOME_UPSTREAM_REFUSED] =	{ "upstream_refused",	15 },
+	[OUTCOME_WATCHDOG_STOP] =	{ "watchdog_stop",	16 },
+	[OUTCOME_ACK_TIMEOUT] =		{ "ack_timeout",	17 },
+	[OUTCOME_AUDIT_FAILED] =	{ "audit_failed",	18 },
 };
 
 /* How long the parent waits for the bridge's counts after the cleanup. */
@@ -231,8 +235,12 @@ static struct {
 	int			 weaken;	/* enum session_weaken */
 	const char		*stdout_path;
 	int			 stdout_fd;
+	int			 nowatchdog;
+	int			 noackcheck;
+	int			 noauditwait;
+	int			 noadmit;	/* admission refusals ignored */
 } parent_test = { CMCP_CORE_PATTERN, { { 0, 0 } }, 0, 0, 0, 0, WEAKEN_NONE,
-    NULL, -1 };
+    NULL, -1, 0, 0, 0, 0 };
 
 static void	parent_test_option(const char *);
 static void	parent_test_probes(void);
@@ -254,6 +262,7 @@ static void	parent_session_stop(void);
 static void	parent_session_check(void);
 static void	parent_session_wait(int, short, void *);
 static void	parent_session_end(void);
+static int	parent_hung_known(enum cmcp_proc);
 static void	parent_session_report(void);
 static int	parent_audit(enum audit_kind, const char *, uint32_t);
 static void	parent_audit_ack(struct imsg *);
@@ -706,6 +715,7 @@ parent_send_init(const struct cmcp_conf *conf, enum cmcp_proc id,
 #ifdef CMCP_TEST
 	ci.ci_nosandbox = (parent_test.nosandbox & PROC_BIT(id)) != 0;
 	ci.ci_noready = (parent_test.noready & PROC_BIT(id)) != 0;
+	ci.ci_noauditwait = id == PROC_GATEWAY && parent_test.noauditwait;
 #endif
 	proc_compose(id, IMSG_CTL_INIT, &ci, sizeof(ci));
 }
@@ -938,7 +948,7 @@ parent_reap(void)
 
 		if (failed && parent_state != PARENT_STOPPING)
 			parent_teardown();
-		else if (failed)
+		else if (failed && !parent_hung_known(i))
 			parent_status = 1;
 		if (parent_state == PARENT_STOPPING)
 			parent_stop_next();
@@ -1057,6 +1067,27 @@ parent_grace(int all)
 		fatalx("evtimer_add failed");
 }
 
+/*
+ * The session's outcome already says that this child stopped answering
+ * (DESIGN 10): the bridge after watchdog_stop, the watchdog after
+ * ack_timeout.  Killing it at the shutdown then leaves run's status to
+ * the outcome.
+ */
+static int
+parent_hung_known(enum cmcp_proc id)
+{
+	if (!parent_sess.ended)
+		return (0);
+	switch (parent_sess.summary.ss_outcome) {
+	case OUTCOME_WATCHDOG_STOP:
+		return (id == PROC_BRIDGE);
+	case OUTCOME_ACK_TIMEOUT:
+		return (id == PROC_WATCHDOG);
+	default:
+		return (0);
+	}
+}
+
 static void
 parent_grace_expired(int fd, short event, void *arg)
 {
@@ -1075,7 +1106,8 @@ parent_grace_expired(int fd, short event, void *arg)
 			continue;
 		log_warnx("%s did not exit in %d ms, killing it",
 		    proc_title(id), SHUTDOWN_GRACE_MS);
-		parent_status = 1;
+		if (!parent_hung_known(id))
+			parent_status = 1;
 		if (kill(parent_children[id].pc_pid, SIGKILL) == -1 &&
 		    errno != ESRCH)
 			fatal("kill %s", proc_title(id));
@@ -1211,6 +1243,7 @@ parent_session_prepare(const struct cmcp_conf *conf)
 	sd->sd_deadline_ms = ag->ctr.timeout_ms;
 #ifdef CMCP_TEST
 	sd->sd_weaken = parent_test.weaken;
+	sd->sd_noadmit = parent_test.noadmit;
 #endif
 
 	sb->sb_stdout_bytes = ag->stdout_bytes;
@@ -1220,15 +1253,30 @@ parent_session_prepare(const struct cmcp_conf *conf)
 	sb->sb_frame_bytes = ag->frame_bytes;
 	sb->sb_calls = ag->calls;
 
+	/* The watchdog's numbers (DESIGN 10), checked by parse.y. */
+	sb->sb_pulse_ms = conf->c_wd.pulse_ms;
+	sb->sb_ack_ms = conf->c_wd.ack_ms;
+	parent_sess.sw.sw_lease_ms = conf->c_wd.lease_ms;
+	sd->sd_stop_tries = conf->c_wd.stop_tries;
+	sd->sd_stop_timeout_ms = conf->c_wd.stop_timeout_ms;
+#ifdef CMCP_TEST
+	sb->sb_noackcheck = parent_test.noackcheck;
+	parent_sess.sw.sw_nostop = parent_test.nowatchdog;
+#endif
+
 	/*
 	 * The gateway's handshakes take two operations per server, each
-	 * bounded by the server's timeout; a call in flight at the end, one.
+	 * bounded by the server's timeout; a call in flight at the end, one,
+	 * and the acks of its records.
 	 */
-	parent_sess.up_wait_ms = parent_sess.gw_wait_ms = 1000;
+	parent_sess.up_wait_ms = 1000;
+	parent_sess.gw_wait_ms = 1000 + AUDIT_ACK_WAIT_MS;
 	TAILQ_FOREACH(srv, &conf->c_servers, entry) {
 		parent_sess.up_wait_ms += 2 * (int64_t)srv->timeout_ms;
-		if (parent_sess.gw_wait_ms < 1000 + (int64_t)srv->timeout_ms)
-			parent_sess.gw_wait_ms = 1000 + srv->timeout_ms;
+		if (parent_sess.gw_wait_ms < 1000 + AUDIT_ACK_WAIT_MS +
+		    (int64_t)srv->timeout_ms)
+			parent_sess.gw_wait_ms = 1000 + AUDIT_ACK_WAIT_MS +
+			    srv->timeout_ms;
 	}
 }
 
@@ -1247,11 +1295,16 @@ parent_session_begin(void)
 		log_info("session %s", parent_sess.sd.sd_session);
 		(void)parent_audit(AUDIT_K_SESSION_START, "",
 		    PARENT_AUDIT_START);
+		/* The lease runs from here; the bridge pulses from here. */
+		proc_compose(PROC_WATCHDOG, IMSG_SESSION_WATCHDOG,
+		    &parent_sess.sw, sizeof(parent_sess.sw));
 		proc_compose(PROC_BRIDGE, IMSG_SESSION_BRIDGE, &parent_sess.sb,
 		    sizeof(parent_sess.sb));
 		/* The bridge writes it, the gateway labels it. */
 		proc_compose(PROC_BRIDGE, IMSG_SESSION_PAYLOAD, parent_payload,
 		    parent_payloadlen);
+		proc_compose(PROC_GATEWAY, IMSG_GW_SESSION,
+		    parent_sess.sd.sd_session, sizeof(parent_sess.sd.sd_session));
 		proc_compose(PROC_GATEWAY, IMSG_SESSION_PAYLOAD, parent_payload,
 		    parent_payloadlen);
 		explicit_bzero(parent_payload, parent_payloadlen);
@@ -1505,6 +1558,12 @@ parent_session_outcome(void)
 		return (OUTCOME_SIGNAL);
 	if (parent_sess.upstreams == -1)
 		return (OUTCOME_UPSTREAM_REFUSED);
+	/* The stream's end that follows says nothing about the agent. */
+	if (dr->dr_outcome == OUTCOME_WATCHDOG_STOP)
+		return (OUTCOME_WATCHDOG_STOP);
+	/* The bridge saw an upstream failure; the gateway knows why. */
+	if (parent_sess.have_gw && parent_sess.gw.gr_audit_failed)
+		return (OUTCOME_AUDIT_FAILED);
 	if (!dr->dr_admitted)
 		return (dr->dr_outcome == OUTCOME_NONE ||
 		    dr->dr_outcome == OUTCOME_COMPLETED ? OUTCOME_DOCKER_ERROR :
@@ -1829,7 +1888,8 @@ parent_gw_result(struct imsg *imsg)
 
 	if (!parent_sess.gw_end_sent || parent_sess.have_gw ||
 	    imsg_get_data(imsg, &gr, sizeof(gr)) == -1 ||
-	    gr.gr_allowed > gr.gr_calls || gr.gr_denied > gr.gr_calls)
+	    gr.gr_allowed > gr.gr_calls || gr.gr_denied > gr.gr_calls ||
+	    (gr.gr_audit_failed != 0 && gr.gr_audit_failed != 1))
 		fatalx("channel gateway: bad result");
 	parent_sess.gw = gr;
 	parent_sess.have_gw = 1;
@@ -2008,7 +2068,11 @@ parent_proc_start(pid_t pid, unsigned long long *start)
  * -X nosandbox=PROC, -X noready=PROC, -X nosession (run starts the
  * children and no session), -X weaken=network|rootfs|logs (one profile
  * field weakened at create, for admission to refuse), -X stdout=FILE (the
- * bridge copies the workload's stdout there).
+ * bridge copies the workload's stdout there), -X nowatchdog (the watchdog
+ * never asks for the stop), -X noackcheck (the bridge ignores a missing
+ * ack), -X noauditwait (the gateway calls without waiting for the
+ * decision record's ack), -X noadmit (dockerd-client logs an admission
+ * refusal and goes on: the causal mutations of regress/evidence).
  */
 static void
 parent_test_option(const char *spec)
@@ -2044,6 +2108,22 @@ parent_test_option(const char *spec)
 	}
 	if (strncmp(spec, "stdout=", 7) == 0) {
 		parent_test.stdout_path = spec + 7;
+		return;
+	}
+	if (strcmp(spec, "noadmit") == 0) {
+		parent_test.noadmit = 1;
+		return;
+	}
+	if (strcmp(spec, "nowatchdog") == 0) {
+		parent_test.nowatchdog = 1;
+		return;
+	}
+	if (strcmp(spec, "noackcheck") == 0) {
+		parent_test.noackcheck = 1;
+		return;
+	}
+	if (strcmp(spec, "noauditwait") == 0) {
+		parent_test.noauditwait = 1;
 		return;
 	}
 	if (strncmp(spec, "noready=", 8) == 0) {

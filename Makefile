@@ -77,6 +77,8 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/sandbox.mk
 # The watchdog benchmark.
 -include mk/watchdog.mk
+# The memory benchmark.
+-include mk/memory.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <event.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,8 @@
 #define DKR_STOP_TRIES_MAX	10
 #define DKR_STOP_TIMEOUT_MAX_MS	300000
 #define DKR_SOCKET_DEFAULT	"/docker.sock"
+#define DKR_REAP_TRIES		10	/* removal checks of one leftover */
+#define DKR_REAP_WAIT_MS	100	/* between them */
 /*
  * The workload's whole environment.  Without PATH the engine adds its
  * own; sending it keeps Config.Env exactly what admission expects.
@@ -91,6 +94,7 @@ static void	dkr_dispatch_auditor(struct imsg *);
 static void	dkr_dispatch_watchdog(struct imsg *);
 static void	dkr_session_begin(struct imsg *);
 static void	dkr_reap_ask(void);
+static int	dkr_reap_one(const char *);
 static void	dkr_reap_dead(struct imsg *);
 static void	dkr_session_prepare(void);
 static void	dkr_session_start(void);
@@ -344,6 +348,28 @@ dkr_reap_ask(void)
 	proc_compose(PROC_PARENT, IMSG_REAP_ASK, &ri, sizeof(ri));
 }
 
+/*
+ * Remove one leftover and confirm it gone.  The dead instance's own
+ * dockerd-client, or another instance's reap, may be removing it at the
+ * same moment (the engine then answers 409 or 404): only absence counts,
+ * checked a few times.
+ */
+static int
+dkr_reap_one(const char *id)
+{
+	int	 i, g;
+
+	for (i = 0; i < DKR_REAP_TRIES; i++) {
+		if (dkr_delete(&dkr.client, id) == -1)
+			return (-1);
+		if ((g = dkr_gone(&dkr.client, id)) != 0)
+			return (g == 1 ? 0 : -1);
+		if (poll(NULL, 0, DKR_REAP_WAIT_MS) == -1 && errno != EINTR)
+			fatal("poll");
+	}
+	return (-1);
+}
+
 static void
 dkr_reap_dead(struct imsg *imsg)
 {
@@ -367,8 +393,7 @@ dkr_reap_dead(struct imsg *imsg)
 			return;
 		}
 		for (j = 0; j < n; j++) {
-			if (dkr_delete(&dkr.client, ids[j]) == -1 ||
-			    dkr_gone(&dkr.client, ids[j]) != 1) {
+			if (dkr_reap_one(ids[j]) == -1) {
 				dkr_fail(OUTCOME_DOCKER_ERROR,
 				    "reap: leftover not removed");
 				return;

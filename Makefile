@@ -79,6 +79,8 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/watchdog.mk
 # The memory benchmark.
 -include mk/memory.mk
+# make evidence: the observations artifact.
+-include mk/evidence.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 

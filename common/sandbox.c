@@ -31,6 +31,8 @@ static const struct sandbox_rule sandbox_baseline[] = {
 	SB_ALLOW(write),
 	SB_ALLOW(close),
 	SB_ALLOW(rt_sigreturn),
+	/* A stopped and continued process resumes a sleep through it. */
+	SB_ALLOW(restart_syscall),
 	SB_ALLOW(brk),
 	SB_ALLOW(exit_group),
 };

@@ -34,8 +34,9 @@ LDLIBS+=	$(PKG_LIBS)
 COMMON_SRCS=	common/imsg.c common/log.c common/proc.c common/privdrop.c \
 		common/sandbox.c common/preflight.c common/parse.c \
 		common/printconf.c common/auditrec.c common/sha256.c
-PROC_SRCS=	parent/parent.c bridge/bridge.c gateway/gateway.c \
-		auditor/auditor.c watchdog/watchdog.c dockerd-client/dockerd.c
+PROC_SRCS=	parent/parent.c parent/control.c bridge/bridge.c \
+		gateway/gateway.c auditor/auditor.c watchdog/watchdog.c \
+		dockerd-client/dockerd.c
 SRCS=		$(COMMON_SRCS) $(PROC_SRCS)
 
 OBJS=		$(SRCS:%.c=obj/%.o)

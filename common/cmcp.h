@@ -86,6 +86,13 @@ enum imsg_type {
 				   record is durable, same peerid */
 	IMSG_GW_SESSION,	/* parent -> gateway: the session id, for its
 				   audit records */
+	IMSG_GW_POLICY,		/* parent -> gateway: struct gw_policy, from
+				   the control socket */
+	IMSG_GW_POLICY_ACK,	/* gateway -> parent: struct gw_policy_ack
+				   once applied and recorded */
+	IMSG_GW_STATUS,		/* parent -> gateway: no data, peerid = the
+				   control connection */
+	IMSG_GW_STATUS_REPLY,	/* gateway -> parent: struct gw_status */
 	IMSG_TYPE_MAX
 };
 
@@ -328,6 +335,36 @@ struct gw_reply {
 };
 
 /*
+ * IMSG_GW_POLICY: a PolicyGate revision, the full set of revoked
+ * operations by name (policy.h, gw_gate_update()).  At most
+ * GW_POLICY_OPS_MAX names, which is not below CONF_OPERATIONS_MAX.
+ */
+#define GW_POLICY_OPS_MAX	256
+struct gw_policy {
+	uint64_t	 gl_revision;
+	uint32_t	 gl_count;
+	char		 gl_names[GW_POLICY_OPS_MAX][SESSION_OP_BYTES];
+};
+
+/* IMSG_GW_POLICY_ACK: the update's result, recorded and durable. */
+struct gw_policy_ack {
+	uint64_t	 ga_revision;
+	int		 ga_ok;		/* installed, admission open */
+	char		 ga_reason[SESSION_REASON_BYTES];	/* fixed */
+};
+
+/* IMSG_GW_STATUS_REPLY: the live session, names and counts only. */
+struct gw_status {
+	uint64_t	 gt_revision;	/* installed */
+	int		 gt_closed;	/* admission closed */
+	char		 gt_label[SESSION_OP_BYTES];	/* configured name */
+	uint64_t	 gt_calls;
+	uint64_t	 gt_allowed;
+	uint64_t	 gt_denied;
+	uint8_t		 gt_revoked[GW_POLICY_OPS_MAX];	/* by index */
+};
+
+/*
  * IMSG_AUDIT_ACK: the record with the sender's peerid is on stable
  * storage as record seq, whose hash is now the chain's tip.
  */
@@ -340,6 +377,12 @@ struct audit_ack {
 /* Auditor: records it commits in one transaction, and its sender's wait. */
 #define AUDIT_QUEUE_MAX		1024
 #define AUDIT_ACK_WAIT_MS	2000
+
+/* Control socket (cmcp-privsep(8) CONTROL SOCKET). */
+#define CONTROL_LINE_BYTES	4096	/* one request line */
+#define CONTROL_ANSWER_BYTES	(32 * 1024)	/* one answer line */
+#define CONTROL_CLIENTS_MAX	8
+#define CONTROL_TIMEOUT_MS	5000	/* request, and the gateway's ack */
 
 /* Agent bounds: defaults are also the maxima (DESIGN 6). */
 #define AGENT_FRAME_BYTES	(64 * 1024)

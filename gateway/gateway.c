@@ -27,8 +27,14 @@
  * server's timeout): requests are decided one at a time anyway, and the
  * parent, bridge and dockerd-client keep their own clocks.  Requests are
  * one at a time because the bridge forwards the next only after the reply
- * to the last; a PolicyGate update will have to wait for a call in
- * flight, as policy.h describes.
+ * to the last.
+ *
+ * A PolicyGate update (IMSG_GW_POLICY, only ever from the parent's
+ * control socket) is serialized with dispatch as policy.h describes:
+ * while a request is pending or its call runs, the update is queued and
+ * applied right after that request's reply, before the bridge can
+ * forward the next one.  The policy_revision record then goes to the
+ * auditor and the parent learns the result once it is durable.
  */
 
 #include <sys/types.h>
@@ -85,6 +91,11 @@ static struct {
 	uint32_t		 audit_pending;	/* records not yet acked */
 	struct event		 ev_ack;	/* AUDIT_ACK_WAIT_MS */
 	struct gw_pending	 pend;
+	struct gw_policy	*pol;		/* the update, from the parent */
+	int			 pol_queued;	/* behind the pending request */
+	int			 pol_wait;	/* for its record's ack */
+	uint32_t		 pol_audit_id;
+	struct gw_policy_ack	 pol_ack;
 #ifdef CMCP_TEST
 	int			 noauditwait;	/* mutation: act at once */
 #endif
@@ -133,6 +144,10 @@ static void	gw_end(void);
 static void	gw_report(void);
 static void	gw_request(struct imsg *);
 static void	gw_act(void);
+static void	gw_policy(struct imsg *);
+static void	gw_policy_apply(void);
+static void	gw_policy_done(const char *);
+static void	gw_status(struct imsg *);
 static void	gw_audit_decision(const struct gw_decision *,
 		    const uint8_t *);
 static void	gw_audit(enum audit_kind, enum audit_decision,
@@ -229,7 +244,8 @@ gw_config_recv(void)
 		fatalx("configuration: bad frame bound");
 	if ((gw.result = malloc(gw.resultsz)) == NULL ||
 	    (gw.reply = malloc(sizeof(*gw.reply) + gw.resultsz)) == NULL ||
-	    (gw.pend.p_args = malloc(AGENT_FRAME_BYTES)) == NULL)
+	    (gw.pend.p_args = malloc(AGENT_FRAME_BYTES)) == NULL ||
+	    (gw.pol = malloc(sizeof(*gw.pol))) == NULL)
 		fatal("malloc");
 	return (n);
 }
@@ -308,6 +324,12 @@ gw_dispatch_parent(struct imsg *imsg)
 		break;
 	case IMSG_GW_END:
 		gw_end();
+		break;
+	case IMSG_GW_POLICY:
+		gw_policy(imsg);
+		break;
+	case IMSG_GW_STATUS:
+		gw_status(imsg);
 		break;
 #ifdef CMCP_TEST
 	case IMSG_CTL_PROBE:
@@ -463,6 +485,8 @@ gw_end(void)
 		gw.pend.p_active = 0;
 		explicit_bzero(gw.pend.p_args, gw.pend.p_arglen);
 	}
+	if (gw.pol_queued)
+		gw_policy_apply();
 	for (i = 0; i < gw.nup; i++)
 		mcp_close(&gw.up[i].u_mc);
 	if (gw.audit_pending > 0 && !gw.res.gr_audit_failed) {
@@ -582,6 +606,111 @@ gw_act(void)
 		gw_call(d, p->p_args, p->p_arglen);
 	}
 	explicit_bzero(p->p_args, p->p_arglen);
+	/* The reply is out; the next request will see the update. */
+	if (gw.pol_queued)
+		gw_policy_apply();
+}
+
+/*
+ * A PolicyGate revision from the parent.  The parent sends one at a time
+ * and waits for its ack.  Applied now when no request is pending, else
+ * after that request's reply (gw_act()).
+ */
+static void
+gw_policy(struct imsg *imsg)
+{
+	size_t	 i;
+
+	if (gw.pol_queued || gw.pol_wait || gw.session[0] == '\0' ||
+	    imsg_get_data(imsg, gw.pol, sizeof(*gw.pol)) == -1 ||
+	    gw.pol->gl_count > GW_POLICY_OPS_MAX)
+		fatalx("channel parent: bad policy message");
+	for (i = 0; i < gw.pol->gl_count; i++)
+		if (memchr(gw.pol->gl_names[i], '\0',
+		    sizeof(gw.pol->gl_names[i])) == NULL)
+			fatalx("channel parent: bad policy message");
+	gw.pol_queued = 1;
+	if (!gw.pend.p_active)
+		gw_policy_apply();
+}
+
+/*
+ * AUDIT POINT.  Install the queued revision and record it: the reason
+ * code carries the revision number and the result, the names are not
+ * recorded (they are configured names or, refused, nothing of interest).
+ */
+static void
+gw_policy_apply(void)
+{
+	static const char	*names[GW_POLICY_OPS_MAX];
+	struct gw_decision	 none;
+	enum gw_gate		 g;
+	char			 reason[AUDIT_NAME_BYTES];
+	size_t			 i;
+
+	gw.pol_queued = 0;
+	for (i = 0; i < gw.pol->gl_count; i++)
+		names[i] = gw.pol->gl_names[i];
+	g = gw_gate_update(gw.conf, &gw.s, gw.pol->gl_revision, names,
+	    gw.pol->gl_count);
+	log_info("policy revision %llu: %s",
+	    (unsigned long long)gw.pol->gl_revision, gw_gate_str(g));
+
+	memset(&gw.pol_ack, 0, sizeof(gw.pol_ack));
+	gw.pol_ack.ga_revision = gw.pol->gl_revision;
+	gw.pol_ack.ga_ok = g == GW_GATE_OK;
+	(void)strlcpy(gw.pol_ack.ga_reason, gw_gate_str(g),
+	    sizeof(gw.pol_ack.ga_reason));
+
+	memset(&none, 0, sizeof(none));
+	(void)snprintf(reason, sizeof(reason), "revision_%llu_%s",
+	    (unsigned long long)gw.pol->gl_revision, gw_gate_str(g));
+	gw_audit(AUDIT_K_POLICY_REVISION, g == GW_GATE_OK ? AUDIT_D_ALLOW :
+	    AUDIT_D_DENY, &none, reason, gw.s.s_label, gw.s.s_label, NULL,
+	    NULL);
+	if (gw.res.gr_audit_failed) {
+		gw_policy_done("audit_failed");
+		return;
+	}
+	gw.pol_wait = 1;
+	gw.pol_audit_id = gw.audit_id;
+}
+
+/* The update's record is durable, or can never be: tell the parent. */
+static void
+gw_policy_done(const char *failure)
+{
+	gw.pol_wait = 0;
+	if (failure != NULL) {
+		gw.pol_ack.ga_ok = 0;
+		(void)strlcpy(gw.pol_ack.ga_reason, failure,
+		    sizeof(gw.pol_ack.ga_reason));
+	}
+	proc_compose(PROC_PARENT, IMSG_GW_POLICY_ACK, &gw.pol_ack,
+	    sizeof(gw.pol_ack));
+	proc_flush(PROC_PARENT);
+}
+
+/* The control socket's status: names and counts, never a payload. */
+static void
+gw_status(struct imsg *imsg)
+{
+	struct gw_status	 st;
+	size_t			 i;
+
+	memset(&st, 0, sizeof(st));
+	st.gt_revision = gw.s.s_revision;
+	st.gt_closed = gw.s.s_closed;
+	(void)strlcpy(st.gt_label, gw.conf->c_labels[gw.s.s_label],
+	    sizeof(st.gt_label));
+	st.gt_calls = gw.res.gr_calls;
+	st.gt_allowed = gw.res.gr_allowed;
+	st.gt_denied = gw.res.gr_denied;
+	for (i = 0; i < gw.s.s_nops && i < nitems(st.gt_revoked); i++)
+		st.gt_revoked[i] = gw.s.s_revoked[i];
+	proc_compose_id(PROC_PARENT, IMSG_GW_STATUS_REPLY,
+	    imsg_get_peerid(imsg), &st, sizeof(st));
+	proc_flush(PROC_PARENT);
 }
 
 /*
@@ -683,6 +812,8 @@ gw_audit_ack(struct imsg *imsg)
 		if (evtimer_add(&gw.ev_ack, &tv) == -1)
 			fatalx("evtimer_add failed");
 	}
+	if (gw.pol_wait && id == gw.pol_audit_id)
+		gw_policy_done(NULL);
 	if (gw.pend.p_active && id == gw.pend.p_id)
 		gw_act();
 	if (gw.report_wait && gw.audit_pending == 0)
@@ -718,6 +849,10 @@ gw_audit_fail(void)
 		gw_reply(GW_VERDICT_FAILED, REPLY_INTERNAL, "audit_failed",
 		    NULL, 0);
 	}
+	if (gw.pol_wait)
+		gw_policy_done("audit_failed");
+	else if (gw.pol_queued)
+		gw_policy_apply();
 	if (gw.report_wait)
 		gw_report();
 }

@@ -28,6 +28,7 @@
 
 #include "auditdb.h"
 #include "config.h"
+#include "control.h"
 #include "json.h"
 #include "log.h"
 #include "mcpserver.h"
@@ -325,12 +326,15 @@ usage(void)
 	    "       %s [-dv] [-f file]%s run [-p payload-file]\n"
 	    "       %s [-dv] [-f file] reap\n"
 	    "       %s [-f file] audit verify [-t tip]\n"
-	    "       %s [-f file] audit show [-j] [-s session]\n", __progname,
+	    "       %s [-f file] audit show [-j] [-s session]\n"
+	    "       %s [-f file] revoke op ... | restore op ... | status\n",
+	    __progname,
 #ifdef CMCP_TEST
 	    " [-X spec]", __progname, " [-X spec]", __progname, __progname,
-	    __progname);
+	    __progname, __progname);
 #else
-	    "", __progname, "", __progname, __progname, __progname);
+	    "", __progname, "", __progname, __progname, __progname,
+	    __progname);
 #endif
 	exit(1);
 }
@@ -382,6 +386,11 @@ main(int argc, char *argv[], char *envp[])
 
 	if (argc >= 2 && strcmp(argv[0], "audit") == 0 && !noaction)
 		parent_audit_cmd(conffile, argc - 1, argv + 1);
+	if (argc >= 2 && !noaction && (strcmp(argv[0], "revoke") == 0 ||
+	    strcmp(argv[0], "restore") == 0))
+		control_client(conffile, argc, argv);
+	if (argc == 1 && !noaction && strcmp(argv[0], "status") == 0)
+		control_client(conffile, argc, argv);
 	if (argc >= 1 && strcmp(argv[0], "run") == 0 && !noaction) {
 		parent_run_args(argc, argv);
 		parent_run(conffile, debug, verbose);
@@ -557,8 +566,10 @@ parent_run(const char *conffile, int debug, int verbose)
 	 * Before the coarse filter, which they would inherit; their pipes
 	 * are close-on-exec, and the children close all but their channels.
 	 */
-	if (parent_mode == MODE_RUN)
+	if (parent_mode == MODE_RUN) {
+		control_init(conf);
 		parent_servers_spawn(conf);
+	}
 	evtimer_set(&parent_sess.ev_audit, parent_audit_wait, NULL);
 
 	proc_spawn(debug, verbose, pids, chan);
@@ -751,6 +762,12 @@ parent_dispatch_gateway(struct imsg *imsg)
 		break;
 	case IMSG_GW_RESULT:
 		parent_gw_result(imsg);
+		break;
+	case IMSG_GW_POLICY_ACK:
+		control_policy_ack(imsg);
+		break;
+	case IMSG_GW_STATUS_REPLY:
+		control_status_reply(imsg);
 		break;
 	default:
 		parent_dispatch_child(PROC_GATEWAY, imsg);
@@ -1305,6 +1322,7 @@ parent_session_begin(void)
 		    parent_payloadlen);
 		proc_compose(PROC_GATEWAY, IMSG_GW_SESSION,
 		    parent_sess.sd.sd_session, sizeof(parent_sess.sd.sd_session));
+		control_session(parent_sess.sd.sd_session);
 		proc_compose(PROC_GATEWAY, IMSG_SESSION_PAYLOAD, parent_payload,
 		    parent_payloadlen);
 		explicit_bzero(parent_payload, parent_payloadlen);
@@ -2112,6 +2130,14 @@ parent_test_option(const char *spec)
 	}
 	if (strcmp(spec, "noadmit") == 0) {
 		parent_test.noadmit = 1;
+		return;
+	}
+	if (strcmp(spec, "control-unknown") == 0) {
+		control_forward_unknown = 1;
+		return;
+	}
+	if (strcmp(spec, "control-replay") == 0) {
+		control_replay = 1;
 		return;
 	}
 	if (strcmp(spec, "nowatchdog") == 0) {

@@ -195,13 +195,17 @@ enum session_outcome {
 	OUTCOME_MAX
 };
 
-/* Test build: the one profile field dockerd-client weakens at create. */
+/*
+ * Test build: the profile fields dockerd-client weakens at create, a
+ * bitmask (-X weaken= repeats to combine them).
+ */
 enum session_weaken {
-	WEAKEN_NONE,
-	WEAKEN_NETWORK,			/* NetworkMode host */
-	WEAKEN_ROOTFS,			/* ReadonlyRootfs false */
-	WEAKEN_LOGS,			/* LogConfig json-file */
-	WEAKEN_MAX
+	WEAKEN_NONE =		0,
+	WEAKEN_NETWORK =	0x01,	/* NetworkMode host */
+	WEAKEN_ROOTFS =		0x02,	/* ReadonlyRootfs false */
+	WEAKEN_LOGS =		0x04,	/* LogConfig json-file */
+	WEAKEN_CORE =		0x08,	/* Ulimits core 64M:64M */
+	WEAKEN_MAX =		0x10
 };
 
 /* IMSG_SESSION_DOCKER: everything dockerd-client needs, fixed fields. */

@@ -895,37 +895,48 @@ dkr_template_fill(const struct session_docker *sd, struct dkr_template *t)
 
 #ifdef CMCP_TEST
 /*
- * Test build only: weaken one field of the create body, to show that
- * admission refuses the container the engine then reports.
+ * Test build only: weaken fields of the create body (a bitmask of
+ * enum session_weaken), to show that admission refuses the container the
+ * engine then reports.
  */
 static char *
 dkr_weaken(char *body, int weaken)
 {
-	cJSON	*root, *hc, *log;
+	cJSON	*root, *hc, *log, *a, *u, *n;
 	char	*s;
 
 	if (weaken == WEAKEN_NONE)
 		return (body);
+	if ((weaken & ~(WEAKEN_MAX - 1)) != 0)
+		fatalx("weaken: unknown field");
 	if ((root = cJSON_Parse(body)) == NULL ||
 	    (hc = cJSON_GetObjectItemCaseSensitive(root, "HostConfig")) ==
 	    NULL)
 		fatalx("weaken: bad body");
-	switch (weaken) {
-	case WEAKEN_NETWORK:
+	if (weaken & WEAKEN_NETWORK)
 		cJSON_ReplaceItemInObjectCaseSensitive(hc, "NetworkMode",
 		    cJSON_CreateString("host"));
-		break;
-	case WEAKEN_ROOTFS:
+	if (weaken & WEAKEN_ROOTFS)
 		cJSON_ReplaceItemInObjectCaseSensitive(hc, "ReadonlyRootfs",
 		    cJSON_CreateFalse());
-		break;
-	case WEAKEN_LOGS:
+	if (weaken & WEAKEN_LOGS) {
 		log = cJSON_GetObjectItemCaseSensitive(hc, "LogConfig");
 		cJSON_ReplaceItemInObjectCaseSensitive(log, "Type",
 		    cJSON_CreateString("json-file"));
-		break;
-	default:
-		fatalx("weaken: unknown field");
+	}
+	if (weaken & WEAKEN_CORE) {
+		/* The core limit lifted to 64 MiB, soft and hard. */
+		a = cJSON_GetObjectItemCaseSensitive(hc, "Ulimits");
+		cJSON_ArrayForEach(u, a) {
+			n = cJSON_GetObjectItemCaseSensitive(u, "Name");
+			if (!cJSON_IsString(n) ||
+			    strcmp(n->valuestring, "core") != 0)
+				continue;
+			cJSON_ReplaceItemInObjectCaseSensitive(u, "Soft",
+			    cJSON_CreateNumber(64 * 1024 * 1024));
+			cJSON_ReplaceItemInObjectCaseSensitive(u, "Hard",
+			    cJSON_CreateNumber(64 * 1024 * 1024));
+		}
 	}
 	if ((s = cJSON_PrintUnformatted(root)) == NULL)
 		fatalx("weaken: print");

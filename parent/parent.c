@@ -233,7 +233,7 @@ static struct {
 	unsigned int		 nosandbox;	/* PROC_BIT() of each */
 	unsigned int		 noready;
 	int			 nosession;
-	int			 weaken;	/* enum session_weaken */
+	int			 weaken;	/* enum session_weaken bits */
 	const char		*stdout_path;
 	int			 stdout_fd;
 	int			 nowatchdog;
@@ -2084,8 +2084,10 @@ parent_proc_start(pid_t pid, unsigned long long *start)
 /*
  * Test build only: -X corepattern=PATH, -X probe=PROC:ATTEMPT,
  * -X nosandbox=PROC, -X noready=PROC, -X nosession (run starts the
- * children and no session), -X weaken=network|rootfs|logs (one profile
- * field weakened at create, for admission to refuse), -X stdout=FILE (the
+ * children and no session), -X weaken=network|rootfs|logs|core (a profile
+ * field weakened at create, for admission to refuse; repeated, the fields
+ * combine: a core dump needs weaken=core and a writable place such as
+ * weaken=rootfs), -X stdout=FILE (the
  * bridge copies the workload's stdout there), -X nowatchdog (the watchdog
  * never asks for the stop), -X noackcheck (the bridge ignores a missing
  * ack), -X noauditwait (the gateway calls without waiting for the
@@ -2115,11 +2117,13 @@ parent_test_option(const char *spec)
 	}
 	if (strncmp(spec, "weaken=", 7) == 0) {
 		if (strcmp(spec + 7, "network") == 0)
-			parent_test.weaken = WEAKEN_NETWORK;
+			parent_test.weaken |= WEAKEN_NETWORK;
 		else if (strcmp(spec + 7, "rootfs") == 0)
-			parent_test.weaken = WEAKEN_ROOTFS;
+			parent_test.weaken |= WEAKEN_ROOTFS;
 		else if (strcmp(spec + 7, "logs") == 0)
-			parent_test.weaken = WEAKEN_LOGS;
+			parent_test.weaken |= WEAKEN_LOGS;
+		else if (strcmp(spec + 7, "core") == 0)
+			parent_test.weaken |= WEAKEN_CORE;
 		else
 			fatalx("-X %s: unknown field", spec);
 		return;

@@ -33,7 +33,8 @@ LDLIBS+=	$(PKG_LIBS)
 # Sources of the one binary.  A directory per process.
 COMMON_SRCS=	common/imsg.c common/log.c common/proc.c common/privdrop.c \
 		common/sandbox.c common/preflight.c common/parse.c \
-		common/printconf.c common/auditrec.c common/sha256.c
+		common/printconf.c common/auditrec.c common/sha256.c \
+		common/sbstream.c
 PROC_SRCS=	parent/parent.c parent/control.c bridge/bridge.c \
 		gateway/gateway.c auditor/auditor.c watchdog/watchdog.c \
 		dockerd-client/dockerd.c

@@ -93,6 +93,14 @@ enum imsg_type {
 	IMSG_GW_STATUS,		/* parent -> gateway: no data, peerid = the
 				   control connection */
 	IMSG_GW_STATUS_REPLY,	/* gateway -> parent: struct gw_status */
+	IMSG_SESSION_SANDBOX,	/* parent -> dockerd-client: one sandbox
+				   tool, struct session_sandbox */
+	IMSG_SB_RUN,		/* gateway -> dockerd-client: sandbox_run */
+	IMSG_SB_STREAM,		/* dockerd-client -> gateway: fd,
+				   struct sandbox_stream */
+	IMSG_SB_END,		/* gateway -> dockerd-client: sandbox_end */
+	IMSG_SB_DONE,		/* dockerd-client -> gateway: sandbox_done,
+				   the container confirmed gone (or not) */
 	IMSG_TYPE_MAX
 };
 
@@ -415,5 +423,80 @@ struct audit_ack {
 #define SANDBOX_INPUT_BYTES	(64 * 1024)
 #define SANDBOX_OUTPUT_BYTES	(64 * 1024)
 #define SANDBOX_TIMEOUT_MS	5000
+#define SANDBOX_WHY_BYTES	96
+#define SANDBOX_TOOLS_MAX	128	/* CONF_TOOLS_MAX */
+/* The host's backstop: this long after the in-container deadline. */
+#define SANDBOX_MARGIN_MS	1000
+/* The gateway's wait for dockerd-client's start and end of a run. */
+#define SANDBOX_OPEN_WAIT_MS	30000
+#define SANDBOX_END_WAIT_MS	30000
+
+/*
+ * IMSG_SESSION_SANDBOX: a sandbox tool as the configuration has it, by
+ * its index among all tools; the parent sends one per sandbox tool after
+ * IMSG_SESSION_DOCKER.  The engine, the init and the labels are the
+ * session's.
+ */
+struct session_sandbox {
+	uint32_t	 sx_tool;
+	char		 sx_image[SESSION_IMAGE_BYTES];
+	uint32_t	 sx_argc;
+	char		 sx_argv[SESSION_ARGV_MAX][SESSION_ARG_BYTES];
+	uid_t		 sx_uid;
+	gid_t		 sx_gid;
+	int64_t		 sx_memory_bytes;
+	int64_t		 sx_pids;
+	int64_t		 sx_deadline_ms;
+	uint64_t	 sx_output_bytes;
+	uint64_t	 sx_source_bytes;
+	uint64_t	 sx_input_bytes;
+};
+
+/*
+ * IMSG_SB_RUN: run this tool over that many bytes of source and input.
+ * The bytes themselves never pass through dockerd-client: the gateway
+ * writes them into the attach stream it is given.
+ */
+struct sandbox_run {
+	uint32_t	 sr_tool;
+	uint64_t	 sr_srclen;
+	uint64_t	 sr_inlen;
+};
+
+/* IMSG_SB_STREAM, with the attach socket: bytes already read. */
+struct sandbox_stream {
+	uint32_t	 ss_len;
+	unsigned char	 ss_head[STREAM_HEAD_BYTES];
+};
+
+/* IMSG_SB_END: how the stream ended (enum sb_end, common/sbstream.h). */
+struct sandbox_end {
+	int		 se_end;
+};
+
+/* A sandbox run's outcome (DESIGN 11; dockerd-client/dkr_sandbox.h). */
+enum sandbox_outcome {
+	SANDBOX_REFUSED = 0,	/* nothing ran */
+	SANDBOX_COMPLETED,
+	SANDBOX_TIME_LIMIT,
+	SANDBOX_OUTPUT_LIMIT,
+	SANDBOX_TOOL_FAILED,
+	SANDBOX_OUTCOME_MAX
+};
+
+/*
+ * IMSG_SB_DONE: the run's outcome (enum sandbox_outcome), the container's
+ * exit status (-1 unknown), and whether its absence was seen.
+ */
+struct sandbox_done {
+	int		 sn_outcome;
+	int64_t		 sn_status;
+	int		 sn_created;
+	int		 sn_gone;
+	int		 sn_killed;
+	int64_t		 sn_run_ms;
+	int64_t		 sn_total_ms;
+	char		 sn_why[SANDBOX_WHY_BYTES];	/* fixed text */
+};
 
 #endif /* CMCP_H */

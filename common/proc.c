@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <event.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <paths.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef CMCP_TEST
 #include <sys/ptrace.h>
@@ -74,6 +76,7 @@ struct proc_chan {
 	struct event	 pc_ev;
 	short		 pc_events;	/* 0: no event set */
 	int		 pc_open;
+	int		 pc_blocked;	/* the peer's buffer was full */
 	void		(*pc_dispatch)(struct imsg *);
 	void		(*pc_closed)(enum cmcp_proc);
 };
@@ -82,6 +85,8 @@ static struct proc_chan			 proc_chans[PROC_MAX];
 static const struct privsep_proc	*proc_self;
 static int				 proc_is_stopping;
 static struct event			 proc_ev_term;
+static struct event			 proc_ev_send;	/* queued, not flushed */
+static int				 proc_ev_send_set;
 #ifdef CMCP_TEST
 static int				 proc_noready;
 #endif
@@ -105,6 +110,9 @@ static void	proc_chan_listen(enum cmcp_proc, void (*)(struct imsg *),
 static void	proc_compose_msg(enum cmcp_proc, uint32_t, uint32_t, int,
 		    const void *, size_t);
 static void	proc_chan_update(struct proc_chan *);
+static int	proc_chan_send(struct proc_chan *);
+static void	proc_send_later(void);
+static void	proc_send_queued(int, short, void *);
 static void	proc_chan_handler(int, short, void *);
 static int	proc_chan_drain(struct proc_chan *);
 static void	proc_child_closed(enum cmcp_proc);
@@ -333,6 +341,53 @@ proc_recv_early(uint32_t type, struct imsg *imsg)
 }
 
 /*
+ * Child, inside a dispatch function: block until the next message on the
+ * channel to peer, for at most timeout_ms.  0 with the message, which the
+ * caller frees; -1 when the time ran out.  Only for a channel whose
+ * protocol is one request, one answer (the event loop has nothing of it
+ * buffered then); its end is fatal.
+ */
+int
+proc_recv_sync(enum cmcp_proc peer, struct imsg *imsg, int64_t timeout_ms)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+	struct imsgbuf		*ibuf = &pc->pc_ibuf;
+	struct pollfd		 pfd;
+	struct timespec		 now;
+	int64_t			 end, left;
+	int			 n;
+
+	if (!pc->pc_open)
+		fatalx("channel %s: not open", proc_title(peer));
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+		fatal("clock_gettime");
+	end = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + timeout_ms;
+	for (;;) {
+		if ((n = imsgbuf_get(ibuf, imsg)) == -1)
+			fatal("channel %s: bad message", proc_title(peer));
+		if (n == 1)
+			return (0);
+		if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+			fatal("clock_gettime");
+		left = end - ((int64_t)now.tv_sec * 1000 +
+		    now.tv_nsec / 1000000);
+		if (left <= 0)
+			return (-1);
+		pfd.fd = ibuf->fd;
+		pfd.events = POLLIN;
+		if ((n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left)) ==
+		    -1 && errno != EINTR)
+			fatal("poll");
+		if (n <= 0)
+			continue;
+		if ((n = imsgbuf_read(ibuf)) == -1)
+			fatal("channel %s: read", proc_title(peer));
+		if (n == 0)
+			fatalx("channel %s: closed", proc_title(peer));
+	}
+}
+
+/*
  * Child, after the privilege drop and before the sandbox: the event loop,
  * its signal events and one channel per peer of the process table, each
  * with the process's own dispatch function.
@@ -481,9 +536,16 @@ proc_chan_listen(enum cmcp_proc peer, void (*dispatch)(struct imsg *),
 {
 	struct proc_chan	*pc = &proc_chans[peer];
 
+	/* The loop exists now: what is composed goes out from it. */
+	if (!proc_ev_send_set) {
+		event_set(&proc_ev_send, -1, 0, proc_send_queued, NULL);
+		proc_ev_send_set = 1;
+	}
 	pc->pc_dispatch = dispatch;
 	pc->pc_closed = closed;
 	proc_chan_update(pc);
+	if (imsgbuf_queuelen(&pc->pc_ibuf) > 0)
+		proc_send_later();
 }
 
 void
@@ -499,6 +561,7 @@ proc_chan_close(enum cmcp_proc peer)
 		fatal("channel %s: close", proc_title(peer));
 	imsgbuf_clear(&pc->pc_ibuf);
 	pc->pc_events = 0;
+	pc->pc_blocked = 0;
 	pc->pc_open = 0;
 }
 
@@ -561,7 +624,7 @@ proc_compose_msg(enum cmcp_proc peer, uint32_t type, uint32_t id, int fd,
 	if (imsg_compose(&pc->pc_ibuf, type, id, 0, fd, data, len) == -1)
 		fatal("channel %s: compose", proc_title(peer));
 	if (pc->pc_dispatch != NULL)
-		proc_chan_update(pc);
+		proc_send_later();
 }
 
 /* Descriptors may travel on this channel; both ends must say so. */
@@ -575,14 +638,27 @@ proc_chan_fdpass(enum cmcp_proc peer)
 	imsgbuf_allow_fdpass(&pc->pc_ibuf);
 }
 
+/*
+ * Write what is queued now, blocking until it is out.  A peer that is
+ * gone leaves it queued: the loop's next write sees the same error and
+ * closes the channel.
+ */
 void
 proc_flush(enum cmcp_proc peer)
 {
 	struct proc_chan	*pc = &proc_chans[peer];
 
-	if (pc->pc_open && imsgbuf_flush(&pc->pc_ibuf) == -1 &&
-	    errno != EPIPE)
-		fatal("channel %s: flush", proc_title(peer));
+	if (!pc->pc_open)
+		return;
+	if (imsgbuf_flush(&pc->pc_ibuf) == -1) {
+		if (errno != EPIPE)
+			fatal("channel %s: flush", proc_title(peer));
+		return;
+	}
+	if (pc->pc_blocked) {
+		pc->pc_blocked = 0;
+		proc_chan_update(pc);
+	}
 }
 
 void
@@ -592,12 +668,17 @@ proc_unexpected(enum cmcp_proc peer, struct imsg *imsg)
 	    imsg_get_type(imsg), proc_title(peer));
 }
 
+/*
+ * The channel's event: always readable, writable only while a write left
+ * something queued.  Composing does not touch it: most messages are
+ * flushed at once, and the rest go out from proc_send_queued().
+ */
 static void
 proc_chan_update(struct proc_chan *pc)
 {
 	short	 events = EV_READ | EV_PERSIST;
 
-	if (imsgbuf_queuelen(&pc->pc_ibuf) > 0)
+	if (pc->pc_blocked)
 		events |= EV_WRITE;
 	if (events == pc->pc_events)
 		return;
@@ -617,13 +698,8 @@ proc_chan_handler(int fd, short event, void *arg)
 	int			 n;
 
 	(void)fd;
-	if (event & EV_WRITE) {
-		if (imsgbuf_write(&pc->pc_ibuf) == -1) {
-			if (errno != EPIPE)
-				fatal("channel %s: write", proc_title(peer));
-			goto closed;
-		}
-	}
+	if ((event & EV_WRITE) && proc_chan_send(pc) == -1)
+		goto closed;
 	if (event & EV_READ) {
 		/* A peer that died with data unread resets the stream. */
 		if ((n = imsgbuf_read(&pc->pc_ibuf)) == -1) {
@@ -642,6 +718,52 @@ proc_chan_handler(int fd, short event, void *arg)
  closed:
 	proc_chan_close(peer);
 	pc->pc_closed(peer);
+}
+
+/* One write that does not block; -1 when the peer is gone. */
+static int
+proc_chan_send(struct proc_chan *pc)
+{
+	if (imsgbuf_write(&pc->pc_ibuf) == -1) {
+		if (errno != EPIPE)
+			fatal("channel %s: write", proc_title(pc - proc_chans));
+		return (-1);
+	}
+	pc->pc_blocked = imsgbuf_queuelen(&pc->pc_ibuf) > 0;
+	return (0);
+}
+
+/*
+ * Messages composed and not flushed go out once the current callback
+ * returns, in the same turn of the loop.
+ */
+static void
+proc_send_later(void)
+{
+	event_active(&proc_ev_send, EV_TIMEOUT, 1);
+}
+
+static void
+proc_send_queued(int fd, short event, void *arg)
+{
+	struct proc_chan	*pc;
+	enum cmcp_proc		 peer;
+
+	(void)fd;
+	(void)event;
+	(void)arg;
+	for (peer = 0; peer < PROC_MAX; peer++) {
+		pc = &proc_chans[peer];
+		if (!pc->pc_open || pc->pc_dispatch == NULL || pc->pc_blocked ||
+		    imsgbuf_queuelen(&pc->pc_ibuf) == 0)
+			continue;
+		if (proc_chan_send(pc) == -1) {
+			proc_chan_close(peer);
+			pc->pc_closed(peer);
+			continue;
+		}
+		proc_chan_update(pc);
+	}
 }
 
 /* Dispatch every complete message; -1 when a handler closed the channel. */

@@ -49,6 +49,7 @@ void		 proc_flush(enum cmcp_proc);
 __dead void	 proc_unexpected(enum cmcp_proc, struct imsg *);
 void		 proc_listen(const struct proc_handler *, size_t);
 void		 proc_recv_early(uint32_t, struct imsg *);
+int		 proc_recv_sync(enum cmcp_proc, struct imsg *, int64_t);
 void		 proc_ready(void);
 void		 proc_stopping(void);
 __dead void	 proc_shutdown(void);

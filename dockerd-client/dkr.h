@@ -71,6 +71,10 @@ struct dkr_template {
 	int64_t	 deadline_ms;				/* cmcp-init -t */
 	char	 instance[DKR_LABEL_BYTES];
 	char	 session[DKR_LABEL_BYTES];
+#ifdef CMCP_TEST
+	int	 weaken;	/* enum session_weaken: fields changed at create */
+	int	 noadmit;	/* a failed profile check is ignored */
+#endif
 };
 
 /* Why admission refused.  dkr_reason_str() names the field. */

@@ -5,13 +5,13 @@
  * One run, in order: the sizes and the spec, the daemon check, image
  * admission (nothing exists yet when any of these refuses); create from
  * the fixed template, verify the inspect document, attach, start, verify
- * again; only then the stdin frame goes in and the stream is pumped under
- * the host's backstop; the exit status is read; and whatever happened the
- * container is killed, deleted and its absence confirmed by a 404.
- *
- * sb_stream() is the only code that sees bytes the container produced: it
- * takes a descriptor and bounds, never the engine connection, and stores
- * stdout up to the bound and nothing of stderr.
+ * again (dkr_sandbox_start); only then does the holder of the attach
+ * stream write the stdin frame and pump the stream under the host's
+ * backstop (sb_stream(), common/sbstream.c: in the suite that is the
+ * gateway, never this process); then the exit status is read and,
+ * whatever happened, the container is killed, deleted and its absence
+ * confirmed by a 404 (dkr_sandbox_end).  dkr_sandbox_run() does all of
+ * it in one process, for the tests and the benchmarks.
  */
 
 #include <sys/types.h>
@@ -27,39 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef CMCP_TEST
+#include <cjson/cJSON.h>
+#endif
+
 #include "dkr_sandbox.h"
 
-#define SB_FRAME_HEAD		8	/* attach stream: type, 0 0 0, size */
-#define SB_STREAM_STDOUT	1
-#define SB_STREAM_STDERR	2
-#define SB_READ_BYTES		(16 * 1024)
-#define SB_STDIN_HEAD_BYTES	32	/* "16384 65536\n" is 12 */
 #define SB_DELETE_TRIES		3
 #define SB_DELETE_PAUSE_MS	100
-
-/* How the stream ended. */
-enum sb_end {
-	SB_EOF,			/* the engine closed it after the container */
-	SB_OUTPUT,		/* a byte over a bound */
-	SB_BACKSTOP,		/* the host's deadline */
-	SB_BROKEN		/* malformed, or an I/O error */
-};
-
-/* The stdin frame: header, source, input, sent in turn. */
-struct sb_feed {
-	const char	*seg[3];
-	size_t		 len[3];
-	size_t		 i;
-	size_t		 off;
-};
-
-/* The demultiplexer of the attach stream. */
-struct sb_demux {
-	unsigned char	 head[SB_FRAME_HEAD];
-	size_t		 headlen;
-	size_t		 left;		/* of the current frame's payload */
-	int		 stream;
-};
 
 static int	 sb_refuse(struct dkr_sandbox_result *, const char *);
 static int	 sb_template(const struct dkr_sandbox_spec *,
@@ -70,18 +45,14 @@ static int	 sb_create(struct dkr_client *, const struct dkr_template *,
 		    struct dkr_sandbox_result *);
 static int	 sb_verify(struct dkr_client *, const struct dkr_template *,
 		    int, struct dkr_sandbox_result *);
-static void	 sb_run(struct dkr_client *, const struct dkr_template *,
-		    const struct dkr_sandbox_spec *, struct sb_feed *,
-		    struct dkr_sandbox_result *);
-static enum sb_end sb_stream(int, const char *, size_t, struct sb_feed *,
-		    size_t, int64_t, struct dkr_sandbox_result *);
-static int	 sb_send(int, struct sb_feed *);
-static int	 sb_demux(struct sb_demux *, const char *, size_t, size_t,
-		    struct dkr_sandbox_result *, enum sb_end *);
+static int	 sb_run(struct dkr_client *, const struct dkr_template *,
+		    struct dkr_sandbox_started *, struct dkr_sandbox_result *);
 static void	 sb_finish(struct dkr_client *, enum sb_end,
 		    struct dkr_sandbox_result *);
 static void	 sb_cleanup(struct dkr_client *, struct dkr_sandbox_result *);
-static int64_t	 sb_now_ms(void);
+#ifdef CMCP_TEST
+static char	*sb_weaken(char *, int);
+#endif
 
 static const char *const sb_outcomes[] = {
 	[DKR_SB_REFUSED] =	"REFUSED",
@@ -138,65 +109,130 @@ dkr_sandbox_status_outcome(int64_t status)
 }
 
 /*
- * Run source over input.  0 when the program ran (res->outcome is one of
- * the four) and its container is confirmed gone; -1 when the run was
- * refused (nothing reached a container) or when the container's absence
- * could not be confirmed (res->gone 0: the caller must not go on as if it
- * were gone).  res->why says which, in fixed words.
+ * Run source over input in one process.  0 when the program ran
+ * (res->outcome is one of the four) and its container is confirmed gone;
+ * -1 when the run was refused (nothing reached a container) or when the
+ * container's absence could not be confirmed (res->gone 0: the caller
+ * must not go on as if it were gone).  res->why says which, in fixed
+ * words.
  */
 int
 dkr_sandbox_run(const struct dkr_sandbox_spec *sp, const char *source,
     size_t srclen, const char *input, size_t inlen,
     struct dkr_sandbox_result *res)
 {
-	struct dkr_client	 c;
+	struct dkr_client		 c;
+	struct dkr_sandbox_started	 st;
+	struct sb_feed			 feed;
+	struct sb_output		 o;
+	enum sb_end			 end;
+
+	if (dkr_sandbox_check(sp, srclen, inlen, &st, res) == -1)
+		return -1;
+	if (memchr(source, '\0', srclen) != NULL)
+		return sb_refuse(res, "sandbox: NUL byte in the source");
+	if (sb_feed_init(&feed, source, srclen, input, inlen) == -1)
+		return sb_refuse(res, "sandbox: bad frame");
+	if (dkr_client_init(&c, sp->sock) == -1)
+		return sb_refuse(res, "sandbox: engine unavailable");
+	c.timeout_ms = DKR_SANDBOX_CALL_TIMEOUT_MS;
+	if (dkr_sandbox_start(&c, sp, &st, res) == -1) {
+		dkr_client_free(&c);
+		return -1;
+	}
+	memset(&o, 0, sizeof(o));
+	o.out = res->out;
+	o.outmax = sp->output_bytes;
+	end = sb_stream(st.fd, st.head, st.headlen, &feed, &o,
+	    dkr_sandbox_backstop(sp, &st));
+	res->outlen = o.outlen;
+	res->stdout_bytes = o.stdout_bytes;
+	res->stderr_bytes = o.stderr_bytes;
+	dkr_sandbox_end(&c, &st, end, res);
+	dkr_client_free(&c);
+	return res->outcome != DKR_SB_REFUSED && res->gone ? 0 : -1;
+}
+
+/*
+ * Everything that can be refused without the engine: the tool's
+ * parameters and the sizes.  0, or -1 refused.
+ */
+int
+dkr_sandbox_check(const struct dkr_sandbox_spec *sp, size_t srclen,
+    size_t inlen, struct dkr_sandbox_started *st,
+    struct dkr_sandbox_result *res)
+{
 	struct dkr_template	 t;
-	struct sb_feed		 feed;
-	char			 head[SB_STDIN_HEAD_BYTES];
-	int64_t			 t0;
-	int			 n;
 
 	memset(res, 0, sizeof(*res));
+	memset(st, 0, sizeof(*st));
+	st->fd = -1;
+	st->begin = sb_now_ms();
 	res->outcome = DKR_SB_REFUSED;
 	res->status = -1;
 	res->gone = 1;
-	t0 = sb_now_ms();
-
-	/* Everything that can be refused without the engine, first. */
 	if (sb_template(sp, &t) == -1)
 		return sb_refuse(res, "sandbox: bad tool parameters");
 	if (srclen == 0 || srclen > sp->source_bytes)
 		return sb_refuse(res, "sandbox: source size out of bounds");
-	if (memchr(source, '\0', srclen) != NULL)
-		return sb_refuse(res, "sandbox: NUL byte in the source");
 	if (inlen > sp->input_bytes)
 		return sb_refuse(res, "sandbox: input too large");
-	n = snprintf(head, sizeof(head), "%zu %zu\n", srclen, inlen);
-	if (n < 0 || (size_t)n >= sizeof(head))
-		return sb_refuse(res, "sandbox: bad frame");
-	feed.seg[0] = head;
-	feed.len[0] = (size_t)n;
-	feed.seg[1] = source;
-	feed.len[1] = srclen;
-	feed.seg[2] = input;
-	feed.len[2] = inlen;
-	feed.i = feed.off = 0;
+	return 0;
+}
 
-	if (dkr_client_init(&c, sp->sock) == -1)
-		return sb_refuse(res, "sandbox: engine unavailable");
-	c.timeout_ms = DKR_SANDBOX_CALL_TIMEOUT_MS;
-	if (sb_admit(&c, &t, res) == 0 && sb_create(&c, &t, res) == 0)
-		sb_run(&c, &t, sp, &feed, res);
-	sb_cleanup(&c, res);
-	dkr_client_free(&c);
+/*
+ * After dkr_sandbox_check: admit, create, verify, attach, start, verify
+ * again.  0: the container runs and st->fd is its attach stream, to be
+ * pumped and then given to dkr_sandbox_end.  -1: refused, no byte of the
+ * source or the input reached a container, and whatever was created is
+ * removed (res->gone says whether its absence was confirmed).
+ */
+int
+dkr_sandbox_start(struct dkr_client *c, const struct dkr_sandbox_spec *sp,
+    struct dkr_sandbox_started *st, struct dkr_sandbox_result *res)
+{
+	struct dkr_template	 t;
 
+	if (sb_template(sp, &t) == -1)
+		return sb_refuse(res, "sandbox: bad tool parameters");
+	if (sb_admit(c, &t, res) == 0 && sb_create(c, &t, res) == 0 &&
+	    sb_run(c, &t, st, res) == 0)
+		return 0;
+	sb_cleanup(c, res);
+	res->total_ms = sb_now_ms() - st->begin;
+	return -1;
+}
+
+/* When the host stops waiting for the stream: deadline plus margin. */
+int64_t
+dkr_sandbox_backstop(const struct dkr_sandbox_spec *sp,
+    const struct dkr_sandbox_started *st)
+{
+	return st->t0 + sp->deadline_ms + DKR_SANDBOX_MARGIN_MS;
+}
+
+/*
+ * The stream ended as end says: read the exit status or kill, then
+ * remove the container and confirm its absence.  Output is kept with
+ * COMPLETED only.
+ */
+void
+dkr_sandbox_end(struct dkr_client *c, struct dkr_sandbox_started *st,
+    enum sb_end end, struct dkr_sandbox_result *res)
+{
+	if (st->fd != -1) {
+		(void)close(st->fd);
+		st->fd = -1;
+	}
+	res->run_ms = sb_now_ms() - st->t0;
+	sb_finish(c, end, res);
+	sb_cleanup(c, res);
 	if (res->outcome != DKR_SB_COMPLETED) {
 		explicit_bzero(res->out, res->outlen);
 		res->outlen = 0;
 	}
 	res->out[res->outlen] = '\0';
-	res->total_ms = sb_now_ms() - t0;
-	return res->outcome != DKR_SB_REFUSED && res->gone ? 0 : -1;
+	res->total_ms = sb_now_ms() - st->begin;
 }
 
 static int
@@ -242,6 +278,10 @@ sb_template(const struct dkr_sandbox_spec *sp, struct dkr_template *t)
 	t->nproc = sp->pids;
 	t->nano_cpus = 0;
 	t->deadline_ms = sp->deadline_ms;
+#ifdef CMCP_TEST
+	t->weaken = sp->weaken;
+	t->noadmit = sp->noadmit;
+#endif
 	if (sp->output_bytes < 1 || sp->output_bytes > SANDBOX_OUTPUT_BYTES ||
 	    sp->source_bytes < 1 || sp->source_bytes > SANDBOX_SOURCE_BYTES ||
 	    sp->input_bytes > SANDBOX_INPUT_BYTES)
@@ -299,6 +339,10 @@ sb_create(struct dkr_client *c, const struct dkr_template *t,
 
 	if ((body = dkr_template_body(t, &r)) == NULL)
 		return sb_refuse(res, dkr_reason_str(r));
+#ifdef CMCP_TEST
+	if ((body = sb_weaken(body, t->weaken)) == NULL)
+		return sb_refuse(res, "sandbox: weaken failed");
+#endif
 	rv = dkr_create(c, body, res->id, &r);
 	free(body);
 	if (res->id[0] != '\0') {
@@ -318,204 +362,48 @@ sb_verify(struct dkr_client *c, const struct dkr_template *t, int states,
 	if (dkr_inspect(c, res->id) != 200)
 		return sb_refuse(res, "sandbox: docker inspect failed");
 	if (dkr_inspect_verify_state(c->body, c->len, t, res->id, states,
-	    res->why, sizeof(res->why)) != DKR_OK)
+	    res->why, sizeof(res->why)) != DKR_OK) {
+#ifdef CMCP_TEST
+		if (t->noadmit) {
+			res->why[0] = '\0';
+			return 0;
+		}
+#endif
 		return -1;
+	}
 	res->why[0] = '\0';
 	return 0;
 }
 
 /*
- * Attach before start so nothing is lost, start, verify the running
- * profile, and only then let the source and the input go in.  Up to that
- * point a failure is a refusal: no byte reached the container.
+ * Attach before start so nothing is lost, start, and verify the running
+ * profile.  Up to that point a failure is a refusal: no byte reached the
+ * container.
  */
-static void
+static int
 sb_run(struct dkr_client *c, const struct dkr_template *t,
-    const struct dkr_sandbox_spec *sp, struct sb_feed *feed,
-    struct dkr_sandbox_result *res)
+    struct dkr_sandbox_started *st, struct dkr_sandbox_result *res)
 {
-	static char	 head[DKR_ATTACH_HEAD_BYTES];
-	size_t		 headlen;
-	int64_t		 t0, backstop;
-	enum sb_end	 end;
-	int		 fd, fl;
+	int	 fd, fl;
 
-	if (dkr_attach(c, res->id, &fd, head, sizeof(head), &headlen) == -1) {
-		sb_refuse(res, c->err);
-		return;
-	}
+	if (dkr_attach(c, res->id, &fd, st->head, sizeof(st->head),
+	    &st->headlen) == -1)
+		return sb_refuse(res, c->err);
 	if ((fl = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1) {
 		(void)close(fd);
-		sb_refuse(res, "sandbox: fcntl");
-		return;
+		return sb_refuse(res, "sandbox: fcntl");
 	}
-	t0 = sb_now_ms();
+	st->t0 = sb_now_ms();
 	if (dkr_start(c, res->id) != 204) {
 		(void)close(fd);
-		sb_refuse(res, "sandbox: docker start failed");
-		return;
+		return sb_refuse(res, "sandbox: docker start failed");
 	}
-	backstop = t0 + sp->deadline_ms + DKR_SANDBOX_MARGIN_MS;
 	if (sb_verify(c, t, DKR_STATE_RUNNING | DKR_STATE_EXITED, res) == -1) {
 		(void)close(fd);
-		return;
+		return -1;
 	}
-
-	end = sb_stream(fd, head, headlen, feed, sp->output_bytes, backstop,
-	    res);
-	res->run_ms = sb_now_ms() - t0;
-	(void)close(fd);
-	sb_finish(c, end, res);
-}
-
-/*
- * Write the stdin frame and demultiplex the attach stream until it ends,
- * a bound is passed, or the backstop comes.  stdout goes to res->out up to
- * outmax bytes, stderr is only counted.
- */
-static enum sb_end
-sb_stream(int fd, const char *head, size_t headlen, struct sb_feed *feed,
-    size_t outmax, int64_t backstop, struct dkr_sandbox_result *res)
-{
-	char		 buf[SB_READ_BYTES];
-	struct sb_demux	 d;
-	struct pollfd	 pfd;
-	enum sb_end	 end;
-	int64_t		 left;
-	ssize_t		 n;
-	int		 writing = 1;
-
-	memset(&d, 0, sizeof(d));
-	if (sb_demux(&d, head, headlen, outmax, res, &end) == -1)
-		return end;
-	for (;;) {
-		if ((left = backstop - sb_now_ms()) <= 0)
-			return SB_BACKSTOP;
-		pfd.fd = fd;
-		pfd.events = POLLIN | (writing ? POLLOUT : 0);
-		pfd.revents = 0;
-		if (poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left) == -1) {
-			if (errno == EINTR)
-				continue;
-			return SB_BROKEN;
-		}
-		if (pfd.revents & POLLNVAL)
-			return SB_BROKEN;
-		if (writing && (pfd.revents & (POLLOUT | POLLERR | POLLHUP))) {
-			switch (sb_send(fd, feed)) {
-			case 1:
-				/* All in: the engine closes the stdin. */
-				if (shutdown(fd, SHUT_WR) == -1)
-					return SB_BROKEN;
-				writing = 0;
-				break;
-			case -1:
-				/* Nobody reads it any more: the rest says why. */
-				writing = 0;
-				break;
-			}
-		}
-		if ((pfd.revents & (POLLIN | POLLERR | POLLHUP)) == 0)
-			continue;
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n == -1) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return SB_BROKEN;
-		}
-		if (n == 0)
-			return d.headlen == 0 && d.left == 0 ? SB_EOF :
-			    SB_BROKEN;
-		if (sb_demux(&d, buf, (size_t)n, outmax, res, &end) == -1)
-			return end;
-	}
-}
-
-/* Send what the socket takes: 0 more to come, 1 all sent, -1 refused. */
-static int
-sb_send(int fd, struct sb_feed *f)
-{
-	ssize_t	 n;
-
-	while (f->i < 3) {
-		if (f->off == f->len[f->i]) {
-			f->i++;
-			f->off = 0;
-			continue;
-		}
-		n = send(fd, f->seg[f->i] + f->off, f->len[f->i] - f->off,
-		    MSG_NOSIGNAL);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
-			return 0;
-		if (n <= 0)
-			return -1;
-		f->off += (size_t)n;
-	}
-	return 1;
-}
-
-/*
- * Frames of the attach stream (Tty false): a byte naming the stream, three
- * zero bytes, a 32-bit big-endian payload size, the payload.  The payload
- * is never buffered beyond res->out, so a frame may be of any size.
- * 0, or -1 with *end set.
- */
-static int
-sb_demux(struct sb_demux *d, const char *p, size_t n, size_t outmax,
-    struct dkr_sandbox_result *res, enum sb_end *end)
-{
-	const unsigned char	*h = d->head;
-	size_t			 take;
-
-	while (n > 0) {
-		if (d->left == 0) {
-			take = SB_FRAME_HEAD - d->headlen;
-			if (take > n)
-				take = n;
-			memcpy(d->head + d->headlen, p, take);
-			d->headlen += take;
-			p += take;
-			n -= take;
-			if (d->headlen < SB_FRAME_HEAD)
-				break;
-			d->headlen = 0;
-			if ((h[0] != SB_STREAM_STDOUT &&
-			    h[0] != SB_STREAM_STDERR) ||
-			    h[1] != 0 || h[2] != 0 || h[3] != 0) {
-				*end = SB_BROKEN;
-				return -1;
-			}
-			d->stream = h[0];
-			d->left = (size_t)h[4] << 24 | (size_t)h[5] << 16 |
-			    (size_t)h[6] << 8 | (size_t)h[7];
-			continue;
-		}
-		take = d->left < n ? d->left : n;
-		if (d->stream == SB_STREAM_STDOUT) {
-			if (take > outmax - res->outlen) {
-				/* The first byte over the bound ends it. */
-				res->stdout_bytes += outmax - res->outlen + 1;
-				*end = SB_OUTPUT;
-				return -1;
-			}
-			memcpy(res->out + res->outlen, p, take);
-			res->outlen += take;
-			res->stdout_bytes += take;
-		} else {
-			if (take > DKR_SANDBOX_STDERR_BYTES - res->stderr_bytes) {
-				res->stderr_bytes = DKR_SANDBOX_STDERR_BYTES + 1;
-				*end = SB_OUTPUT;
-				return -1;
-			}
-			res->stderr_bytes += take;
-		}
-		d->left -= take;
-		p += take;
-		n -= take;
-	}
+	st->fd = fd;
 	return 0;
 }
 
@@ -590,12 +478,34 @@ sb_cleanup(struct dkr_client *c, struct dkr_sandbox_result *res)
 	strlcpy(res->why, "sandbox: absence not confirmed", sizeof(res->why));
 }
 
-static int64_t
-sb_now_ms(void)
+#ifdef CMCP_TEST
+/*
+ * Test build only: the create body with the fields of weaken (enum
+ * session_weaken) changed, so that the tests show admission refusing the
+ * container and, with noadmit, the leak.  body is freed; NULL on failure.
+ */
+static char *
+sb_weaken(char *body, int weaken)
 {
-	struct timespec	 ts;
+	cJSON	*root, *hc;
+	char	*s = NULL;
 
-	/* CLOCK_MONOTONIC cannot fail with a valid pointer. */
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (weaken == WEAKEN_NONE)
+		return body;
+	if ((weaken & ~(WEAKEN_NETWORK | WEAKEN_ROOTFS)) != 0 ||
+	    (root = cJSON_Parse(body)) == NULL) {
+		free(body);
+		return NULL;
+	}
+	free(body);
+	if ((hc = cJSON_GetObjectItemCaseSensitive(root, "HostConfig")) !=
+	    NULL && (!(weaken & WEAKEN_NETWORK) ||
+	    cJSON_ReplaceItemInObjectCaseSensitive(hc, "NetworkMode",
+	    cJSON_CreateString("host"))) && (!(weaken & WEAKEN_ROOTFS) ||
+	    cJSON_ReplaceItemInObjectCaseSensitive(hc, "ReadonlyRootfs",
+	    cJSON_CreateFalse())))
+		s = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return s;
 }
+#endif

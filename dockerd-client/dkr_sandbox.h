@@ -61,6 +61,7 @@
 
 #include "cmcp.h"
 #include "dkr.h"
+#include "sbstream.h"
 
 /* Defaults of a sandbox tool (cmcp-privsep.conf(5)). */
 #define DKR_SANDBOX_UID			65534
@@ -72,9 +73,9 @@
 #define DKR_SANDBOX_ENV			"PATH=/bin"
 
 /* stderr is counted, never stored; past this the run is cut. */
-#define DKR_SANDBOX_STDERR_BYTES	(1024 * 1024)
+#define DKR_SANDBOX_STDERR_BYTES	SB_STDERR_BYTES
 /* The host's backstop: this long after the in-container deadline. */
-#define DKR_SANDBOX_MARGIN_MS		1000
+#define DKR_SANDBOX_MARGIN_MS		SANDBOX_MARGIN_MS
 /* After the end of the stream the container is exiting by itself. */
 #define DKR_SANDBOX_EXIT_WAIT_MS	3000
 /* After SIGKILL its exit is prompt. */
@@ -87,11 +88,11 @@
 #define DKR_SANDBOX_RUNNER_EXEC		126
 
 enum dkr_sandbox_outcome {
-	DKR_SB_REFUSED = 0,	/* nothing ran */
-	DKR_SB_COMPLETED,
-	DKR_SB_TIME_LIMIT,
-	DKR_SB_OUTPUT_LIMIT,
-	DKR_SB_TOOL_FAILED
+	DKR_SB_REFUSED =	SANDBOX_REFUSED,	/* nothing ran */
+	DKR_SB_COMPLETED =	SANDBOX_COMPLETED,
+	DKR_SB_TIME_LIMIT =	SANDBOX_TIME_LIMIT,
+	DKR_SB_OUTPUT_LIMIT =	SANDBOX_OUTPUT_LIMIT,
+	DKR_SB_TOOL_FAILED =	SANDBOX_TOOL_FAILED
 };
 
 /*
@@ -116,6 +117,10 @@ struct dkr_sandbox_spec {
 	size_t	 input_bytes;		/* <= SANDBOX_INPUT_BYTES */
 	char	 instance[DKR_LABEL_BYTES];
 	char	 session[DKR_LABEL_BYTES];
+#ifdef CMCP_TEST
+	int	 weaken;	/* enum session_weaken: fields changed at create */
+	int	 noadmit;	/* a failed profile check is ignored */
+#endif
 };
 
 /*
@@ -140,12 +145,37 @@ struct dkr_sandbox_result {
 	char	 why[DKR_WHY_BYTES];
 };
 
+/*
+ * A run between dkr_sandbox_start and dkr_sandbox_end: the container
+ * runs and fd is its attach stream (non-blocking), with headlen bytes of
+ * it already read in head.  Times are CLOCK_MONOTONIC milliseconds.
+ */
+struct dkr_sandbox_started {
+	int	 fd;
+	char	 head[DKR_ATTACH_HEAD_BYTES];
+	size_t	 headlen;
+	int64_t	 begin;		/* the check */
+	int64_t	 t0;		/* the start */
+};
+
 __BEGIN_DECLS
 /* The configuration's defaults; sock, image, init and labels stay "". */
 void		 dkr_sandbox_defaults(struct dkr_sandbox_spec *);
 /* 0: ran, outcome set, container gone; -1: refused, or not seen gone. */
 int		 dkr_sandbox_run(const struct dkr_sandbox_spec *,
 		    const char *, size_t, const char *, size_t,
+		    struct dkr_sandbox_result *);
+/* The same in steps, the stream pumped by another process in between. */
+int		 dkr_sandbox_check(const struct dkr_sandbox_spec *, size_t,
+		    size_t, struct dkr_sandbox_started *,
+		    struct dkr_sandbox_result *);
+int		 dkr_sandbox_start(struct dkr_client *,
+		    const struct dkr_sandbox_spec *,
+		    struct dkr_sandbox_started *, struct dkr_sandbox_result *);
+int64_t		 dkr_sandbox_backstop(const struct dkr_sandbox_spec *,
+		    const struct dkr_sandbox_started *);
+void		 dkr_sandbox_end(struct dkr_client *,
+		    struct dkr_sandbox_started *, enum sb_end,
 		    struct dkr_sandbox_result *);
 const char	*dkr_sandbox_outcome_str(enum dkr_sandbox_outcome);
 /* The outcome of a container that exited by itself with this status. */

@@ -35,6 +35,7 @@
 #include "sandbox.h"
 #include "sha256.h"
 #include "dkr.h"
+#include "dkr_sandbox.h"
 
 /* After the end of the stream, the container is about to exit. */
 #define DKR_WAIT_EXITED_MS	2000
@@ -77,6 +78,31 @@ struct dkr_session {
 
 static struct dkr_session	 dkr = { .fd = -1 };
 
+/*
+ * Sandbox runs for the gateway (DESIGN 11): the configured sandbox tools,
+ * by their index among all tools, and the one run in progress.  The run's
+ * attach stream goes to the gateway; this process never reads it.
+ */
+enum dkr_sb_phase {
+	DKR_SB_IDLE,		/* no run */
+	DKR_SB_STREAMING,	/* the gateway has the stream */
+	DKR_SB_ABORTED,		/* the session ended under it: removed */
+};
+
+struct dkr_sbtool {
+	uint32_t		 tool;
+	struct dkr_sandbox_spec	 spec;
+};
+
+static struct {
+	struct dkr_sbtool	*tools;
+	size_t			 ntools;
+	enum dkr_sb_phase	 phase;
+	const struct dkr_sbtool	*cur;
+	struct dkr_sandbox_started st;
+	struct dkr_sandbox_result *res;		/* 64 KiB and more */
+} dkr_sb = { .st = { .fd = -1 } };
+
 /* What the bridge reports as the agent's violation, as audit codes. */
 static const char *const dkr_violations[OUTCOME_MAX] = {
 	[OUTCOME_TIME_LIMIT] = "time_limit",
@@ -93,6 +119,11 @@ static void	dkr_dispatch_gateway(struct imsg *);
 static void	dkr_dispatch_auditor(struct imsg *);
 static void	dkr_dispatch_watchdog(struct imsg *);
 static void	dkr_session_begin(struct imsg *);
+static void	dkr_sb_tool(struct imsg *);
+static void	dkr_sb_run(struct imsg *);
+static void	dkr_sb_end(struct imsg *);
+static void	dkr_sb_abort(void);
+static void	dkr_sb_done(void);
 static void	dkr_reap_ask(void);
 static int	dkr_reap_one(const char *);
 static void	dkr_reap_dead(struct imsg *);
@@ -170,6 +201,7 @@ dkr_main(const struct ctl_init *ci)
 	priv_drop(PROC_DOCKER, ci);
 	proc_listen(dkr_handlers, nitems(dkr_handlers));
 	proc_chan_fdpass(PROC_BRIDGE);
+	proc_chan_fdpass(PROC_GATEWAY);
 	if (atexit(dkr_atexit) != 0)
 		fatalx("atexit failed");
 	sandbox_apply(ci, dkr_sandbox, nitems(dkr_sandbox));
@@ -204,6 +236,9 @@ dkr_dispatch_parent(struct imsg *imsg)
 		/* NOTREACHED */
 	case IMSG_SESSION_DOCKER:
 		dkr_session_begin(imsg);
+		break;
+	case IMSG_SESSION_SANDBOX:
+		dkr_sb_tool(imsg);
 		break;
 	case IMSG_REAP_DEAD:
 		dkr_reap_dead(imsg);
@@ -248,11 +283,20 @@ dkr_dispatch_bridge(struct imsg *imsg)
 	}
 }
 
+/* Sandbox runs, one at a time: start it, then end it. */
 static void
 dkr_dispatch_gateway(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
-	proc_unexpected(PROC_GATEWAY, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_SB_RUN:
+		dkr_sb_run(imsg);
+		break;
+	case IMSG_SB_END:
+		dkr_sb_end(imsg);
+		break;
+	default:
+		proc_unexpected(PROC_GATEWAY, imsg);
+	}
 }
 
 static void
@@ -646,6 +690,7 @@ dkr_cleanup(int why)
 	int64_t			 wait_ms;
 	int			 got = 0;
 
+	dkr_sb_abort();
 	if (dkr.fd != -1 && close(dkr.fd) == -1)
 		fatal("close");
 	dkr.fd = -1;
@@ -736,6 +781,7 @@ static void
 dkr_atexit(void)
 {
 	dkr.exiting = 1;
+	dkr_sb_abort();
 	if (dkr.id[0] != '\0' && dkr.phase != DKR_DONE)
 		dkr_cleanup(OUTCOME_SIGNAL);
 }
@@ -830,6 +876,204 @@ dkr_audit_code(const char *why, char *code, size_t len)
 			sep = 1;
 	}
 	code[n] = '\0';
+}
+
+/*
+ * One sandbox tool of the configuration, from the parent, after the
+ * session's own parameters: the engine, the init and the labels are the
+ * session's.  Checked now as dkr_sandbox_check() will check it per run.
+ */
+static void
+dkr_sb_tool(struct imsg *imsg)
+{
+	struct session_sandbox		 sx;
+	struct dkr_sandbox_started	 st;
+	struct dkr_sbtool		*t;
+	struct dkr_sandbox_spec		*sp;
+	size_t				 i;
+
+	if (dkr.phase == DKR_IDLE || dkr.req.sd_reap_only ||
+	    imsg_get_data(imsg, &sx, sizeof(sx)) == -1 ||
+	    dkr_sb.ntools == SANDBOX_TOOLS_MAX ||
+	    memchr(sx.sx_image, '\0', sizeof(sx.sx_image)) == NULL ||
+	    sx.sx_argc < 1 || sx.sx_argc > SESSION_ARGV_MAX)
+		fatalx("channel parent: bad sandbox tool");
+	for (i = 0; i < dkr_sb.ntools; i++)
+		if (dkr_sb.tools[i].tool == sx.sx_tool)
+			fatalx("channel parent: sandbox tool twice");
+	if ((t = reallocarray(dkr_sb.tools, dkr_sb.ntools + 1,
+	    sizeof(*t))) == NULL)
+		fatal("reallocarray");
+	dkr_sb.tools = t;
+	t = &dkr_sb.tools[dkr_sb.ntools];
+	t->tool = sx.sx_tool;
+	sp = &t->spec;
+	dkr_sandbox_defaults(sp);
+	/* Inside the chroot the socket is "/" and its base name. */
+	if (strlcpy(sp->sock, dkr.client.sock, sizeof(sp->sock)) >=
+	    sizeof(sp->sock) ||
+	    strlcpy(sp->image, sx.sx_image, sizeof(sp->image)) >=
+	    sizeof(sp->image) ||
+	    strlcpy(sp->init_path, dkr.req.sd_init, sizeof(sp->init_path)) >=
+	    sizeof(sp->init_path) ||
+	    strlcpy(sp->instance, dkr.req.sd_instance, sizeof(sp->instance)) >=
+	    sizeof(sp->instance) ||
+	    strlcpy(sp->session, dkr.req.sd_session, sizeof(sp->session)) >=
+	    sizeof(sp->session))
+		fatalx("channel parent: bad sandbox tool");
+	sp->argc = sx.sx_argc;
+	for (i = 0; i < sp->argc; i++)
+		if (memchr(sx.sx_argv[i], '\0', sizeof(sx.sx_argv[i])) ==
+		    NULL || strlcpy(sp->argv[i], sx.sx_argv[i],
+		    sizeof(sp->argv[i])) >= sizeof(sp->argv[i]))
+			fatalx("channel parent: bad sandbox tool");
+	sp->uid = sx.sx_uid;
+	sp->gid = sx.sx_gid;
+	sp->memory_bytes = sx.sx_memory_bytes;
+	sp->pids = sx.sx_pids;
+	sp->deadline_ms = sx.sx_deadline_ms;
+	sp->output_bytes = sx.sx_output_bytes;
+	sp->source_bytes = sx.sx_source_bytes;
+	sp->input_bytes = sx.sx_input_bytes;
+	if (dkr_sb.res == NULL &&
+	    (dkr_sb.res = malloc(sizeof(*dkr_sb.res))) == NULL)
+		fatal("malloc");
+	if (dkr_sandbox_check(sp, 1, 0, &st, dkr_sb.res) == -1)
+		fatalx("channel parent: sandbox tool refused: %s",
+		    dkr_sb.res->why);
+	dkr_sb.ntools++;
+}
+
+/*
+ * The gateway asks for a run of a configured sandbox tool over so many
+ * bytes.  Only while the session's container runs; one at a time.  The
+ * container is admitted, created, verified, attached, started and
+ * verified again here; the attach stream then goes to the gateway, which
+ * writes the source and the input and reads the output.
+ */
+static void
+dkr_sb_run(struct imsg *imsg)
+{
+	struct sandbox_run	 sr;
+	struct sandbox_stream	*ss;
+	struct dkr_sandbox_result *res = dkr_sb.res;
+	size_t			 i;
+
+	if (dkr_sb.phase != DKR_SB_IDLE ||
+	    imsg_get_data(imsg, &sr, sizeof(sr)) == -1)
+		fatalx("channel gateway: bad sandbox run");
+	dkr_sb.cur = NULL;
+	for (i = 0; i < dkr_sb.ntools; i++)
+		if (dkr_sb.tools[i].tool == sr.sr_tool)
+			dkr_sb.cur = &dkr_sb.tools[i];
+	if (dkr_sb.cur == NULL)
+		fatalx("channel gateway: not a sandbox tool");
+	if (dkr_sandbox_check(&dkr_sb.cur->spec, sr.sr_srclen, sr.sr_inlen,
+	    &dkr_sb.st, res) == -1) {
+		dkr_sb_done();
+		return;
+	}
+	if (dkr.phase != DKR_RUNNING) {
+		(void)strlcpy(res->why, "sandbox: session over",
+		    sizeof(res->why));
+		dkr_sb_done();
+		return;
+	}
+	if (dkr_sandbox_start(&dkr.client, &dkr_sb.cur->spec, &dkr_sb.st,
+	    res) == -1) {
+		log_warnx("%s", res->why);
+		dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_DENY,
+		    res->gone ? "sandbox_refused" : "sandbox_not_gone", NULL);
+		dkr_sb_done();
+		return;
+	}
+	/* From here whatever ends this process removes the container. */
+	dkr_sb.phase = DKR_SB_STREAMING;
+	dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_ALLOW, "sandbox_started", NULL);
+	if ((ss = calloc(1, sizeof(*ss))) == NULL)
+		fatal("calloc");
+	if (dkr_sb.st.headlen > sizeof(ss->ss_head))
+		fatalx("sandbox: attach head too long");
+	memcpy(ss->ss_head, dkr_sb.st.head, dkr_sb.st.headlen);
+	ss->ss_len = dkr_sb.st.headlen;
+	proc_compose_fd(PROC_GATEWAY, IMSG_SB_STREAM, dkr_sb.st.fd, ss,
+	    sizeof(*ss));
+	dkr_sb.st.fd = -1;		/* the channel's now, closed once sent */
+	proc_flush(PROC_GATEWAY);
+	explicit_bzero(ss, sizeof(*ss));
+	free(ss);
+	explicit_bzero(dkr_sb.st.head, sizeof(dkr_sb.st.head));
+	log_debug("sandbox %.12s: started, stream with the gateway",
+	    res->id);
+}
+
+/* The gateway's stream ended: the outcome, then removal and its proof. */
+static void
+dkr_sb_end(struct imsg *imsg)
+{
+	struct sandbox_end	 se;
+
+	if (imsg_get_data(imsg, &se, sizeof(se)) == -1 ||
+	    se.se_end < SB_EOF || se.se_end >= SB_END_MAX ||
+	    dkr_sb.phase == DKR_SB_IDLE)
+		fatalx("channel gateway: bad sandbox end");
+	if (dkr_sb.phase == DKR_SB_STREAMING) {
+		dkr_sandbox_end(&dkr.client, &dkr_sb.st, se.se_end,
+		    dkr_sb.res);
+		dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE,
+		    dkr_sb.res->gone ? "sandbox_gone" : "sandbox_not_gone",
+		    NULL);
+	}
+	log_debug("sandbox %.12s: %s, status %lld, %s, run %lld ms, "
+	    "total %lld ms", dkr_sb.res->id,
+	    dkr_sandbox_outcome_str(dkr_sb.res->outcome),
+	    (long long)dkr_sb.res->status,
+	    dkr_sb.res->gone ? "gone" : "NOT GONE",
+	    (long long)dkr_sb.res->run_ms, (long long)dkr_sb.res->total_ms);
+	dkr_sb_done();
+}
+
+/*
+ * The session ends while a run streams: the run's container goes first.
+ * The gateway learns it when its stream ends and it says so.
+ */
+static void
+dkr_sb_abort(void)
+{
+	if (dkr_sb.phase != DKR_SB_STREAMING)
+		return;
+	dkr_sandbox_end(&dkr.client, &dkr_sb.st, SB_BROKEN, dkr_sb.res);
+	dkr_sb.res->outcome = DKR_SB_TOOL_FAILED;
+	(void)strlcpy(dkr_sb.res->why, dkr_sb.res->gone ?
+	    "sandbox: session over" : "sandbox: absence not confirmed",
+	    sizeof(dkr_sb.res->why));
+	dkr_sb.phase = DKR_SB_ABORTED;
+	if (!dkr.exiting)
+		log_warnx("sandbox %.12s: removed with the session (%s)",
+		    dkr_sb.res->id, dkr_sb.res->gone ? "gone" : "NOT GONE");
+}
+
+/* The run's outcome to the gateway: codes and counts, never output. */
+static void
+dkr_sb_done(void)
+{
+	struct dkr_sandbox_result	*res = dkr_sb.res;
+	struct sandbox_done		 sn;
+
+	memset(&sn, 0, sizeof(sn));
+	sn.sn_outcome = res->outcome;
+	sn.sn_status = res->status;
+	sn.sn_created = res->created;
+	sn.sn_gone = res->gone;
+	sn.sn_killed = res->killed;
+	sn.sn_run_ms = res->run_ms;
+	sn.sn_total_ms = res->total_ms;
+	(void)strlcpy(sn.sn_why, res->why, sizeof(sn.sn_why));
+	explicit_bzero(res->out, sizeof(res->out));
+	res->outlen = 0;
+	proc_compose(PROC_GATEWAY, IMSG_SB_DONE, &sn, sizeof(sn));
+	proc_flush(PROC_GATEWAY);
+	dkr_sb.phase = DKR_SB_IDLE;
 }
 
 /*

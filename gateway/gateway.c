@@ -56,6 +56,7 @@
 #include "policy.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "sbcall.h"
 #include "sha256.h"
 
 /* The reply line around a result: {"ok":true,"result": ... } */
@@ -104,6 +105,9 @@ static struct {
 	char			*result;	/* one tool result */
 	size_t			 resultsz;
 	struct gw_reply		*reply;		/* header and result */
+	char			*sbsrc;		/* a sandbox run's source */
+	char			*sbin;		/* ... its input */
+	char			*sbout;		/* ... its output */
 } gw;
 
 /* Why an upstream failure ends the session, as a fixed code. */
@@ -157,6 +161,10 @@ static void	gw_audit_ack(struct imsg *);
 static void	gw_audit_late(int, short, void *);
 static void	gw_audit_fail(void);
 static void	gw_call(const struct gw_decision *, const char *, size_t);
+static void	gw_sandbox_call(const struct gw_decision *, const char *,
+		    size_t);
+static int	gw_sandbox_input(const struct gw_decision *, size_t *);
+static uint32_t	gw_tool_index(const struct conf_tool *);
 static void	gw_reply(enum gw_verdict, enum bridge_reply_code,
 		    const char *, const char *, size_t);
 static enum bridge_reply_code gw_deny_code(enum gw_reason);
@@ -173,6 +181,9 @@ static const char *gw_mcp_reason(enum mcp_error);
  */
 static const struct sandbox_rule gw_sandbox[] = {
 	SB_ALLOW(clock_gettime),
+	/* A sandbox run's attach stream: send(MSG_NOSIGNAL), its end. */
+	SB_ALLOW(sendto),
+	SB_ALLOW(shutdown),
 	SB_EACCES(openat),
 	SB_EACCES(socket),
 	SB_EACCES(connect),
@@ -194,6 +205,8 @@ gw_main(const struct ctl_init *ci)
 	gw_servers_recv(gw_config_recv());
 	priv_drop(PROC_GATEWAY, ci);
 	proc_listen(gw_handlers, nitems(gw_handlers));
+	/* Sandbox runs: dockerd-client passes their attach streams. */
+	proc_chan_fdpass(PROC_DOCKER);
 	evtimer_set(&gw.ev_ack, gw_audit_late, NULL);
 #ifdef CMCP_TEST
 	gw.noauditwait = ci->ci_noauditwait;
@@ -245,7 +258,10 @@ gw_config_recv(void)
 	if ((gw.result = malloc(gw.resultsz)) == NULL ||
 	    (gw.reply = malloc(sizeof(*gw.reply) + gw.resultsz)) == NULL ||
 	    (gw.pend.p_args = malloc(AGENT_FRAME_BYTES)) == NULL ||
-	    (gw.pol = malloc(sizeof(*gw.pol))) == NULL)
+	    (gw.pol = malloc(sizeof(*gw.pol))) == NULL ||
+	    (gw.sbsrc = malloc(SANDBOX_SOURCE_BYTES + 1)) == NULL ||
+	    (gw.sbin = malloc(SANDBOX_INPUT_BYTES)) == NULL ||
+	    (gw.sbout = malloc(SANDBOX_OUTPUT_BYTES)) == NULL)
 		fatal("malloc");
 	return (n);
 }
@@ -365,10 +381,13 @@ gw_dispatch_auditor(struct imsg *imsg)
 	}
 }
 
+/*
+ * A sandbox run's answers are read where the run waits for them
+ * (sbcall.c); one arriving here came unasked.
+ */
 static void
 gw_dispatch_docker(struct imsg *imsg)
 {
-	/* Nothing is expected on this channel yet. */
 	proc_unexpected(PROC_DOCKER, imsg);
 }
 
@@ -413,11 +432,6 @@ gw_upstreams_start(int fd, short event, void *arg)
 			log_debug("server %s: %zu tools listed",
 			    up->u_srv->name, up->u_mc.ntools);
 	}
-	TAILQ_FOREACH(t, &gw.conf->c_tools, entry)
-		if (t->kind == TOOL_SANDBOX)
-			log_warnx("tool %s: sandbox tools are not available "
-			    "in this version; its calls fail", t->name);
-
 	memset(&gu, 0, sizeof(gu));
 	gu.gu_ok = reason == NULL;
 	(void)strlcpy(gu.gu_reason, reason == NULL ? "" : reason,
@@ -590,20 +604,16 @@ gw_act(void)
 		    gw_reason_str(d->reason), d->rule);
 		gw_reply(GW_VERDICT_REPLY, gw_deny_code(d->reason),
 		    gw_reason_str(d->reason), NULL, 0);
-	} else if (d->tool->kind != TOOL_MCP) {
-		gw.res.gr_denied++;
-		log_warnx("request %llu: operation %s: tool %s unavailable",
-		    (unsigned long long)gw.res.gr_calls, d->op->name,
-		    d->tool->name);
-		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
-		    "tool_unavailable", NULL, 0);
 	} else if (gw_commit_allowed(&gw.s, d) == -1) {
 		gw.res.gr_denied++;
 		gw_reply(GW_VERDICT_REPLY, REPLY_INTERNAL, "internal_error",
 		    NULL, 0);
 	} else {
 		gw.res.gr_allowed++;
-		gw_call(d, p->p_args, p->p_arglen);
+		if (d->tool->kind == TOOL_SANDBOX)
+			gw_sandbox_call(d, p->p_args, p->p_arglen);
+		else
+			gw_call(d, p->p_args, p->p_arglen);
 	}
 	explicit_bzero(p->p_args, p->p_arglen);
 	/* The reply is out; the next request will see the update. */
@@ -726,12 +736,8 @@ gw_audit_decision(const struct gw_decision *d, const uint8_t *digest)
 	const char		*reason = gw_reason_str(d->reason);
 	enum audit_decision	 ad = AUDIT_D_DENY;
 
-	if (d->allowed && !d->violation) {
-		if (d->tool->kind == TOOL_MCP)
-			ad = AUDIT_D_ALLOW;
-		else
-			reason = "tool_unavailable";
-	}
+	if (d->allowed && !d->violation)
+		ad = AUDIT_D_ALLOW;
 	gw_audit(AUDIT_K_DECISION, ad, d, reason, gw.s.s_label,
 	    gw.s.s_label, digest, NULL);
 	if (d->violation)
@@ -925,6 +931,190 @@ gw_call(const struct gw_decision *d, const char *args, size_t arglen)
 	gw_reply(GW_VERDICT_FAILED, e == MCP_E_TIMEOUT ?
 	    REPLY_UPSTREAM_TIMEOUT : REPLY_UPSTREAM_ERROR, gw_mcp_reason(e),
 	    NULL, 0);
+}
+
+/*
+ * A sandbox tool's run (DESIGN 11): the source from the arguments, a
+ * fresh result of the input tool as the input, the run in a one-shot
+ * container (sbcall.c), the outcome as the result.  The input's label
+ * raises the session label as any result does, then the run's own label.
+ * Recorded: the input call's start and result, the run's start and
+ * result (the outcome as the reason, the digest of the output), each rise
+ * of the label.  A container whose absence was not confirmed ends the
+ * session.
+ */
+static void
+gw_sandbox_call(const struct gw_decision *d, const char *args, size_t arglen)
+{
+	const struct conf_tool	*t = d->tool;
+	struct gw_sb_run	 r;
+	struct sha256_ctx	 ctx;
+	uint8_t			 digest[SHA256_DIGEST_BYTES];
+	char			 reason[AUDIT_NAME_BYTES];
+	size_t			 srclen, inlen = 0, rlen, i;
+	int			 before;
+
+	if (gw_sb_source(args, arglen, t->source_bytes, gw.sbsrc,
+	    SANDBOX_SOURCE_BYTES + 1, &srclen) == -1) {
+		log_info("request %llu: operation %s: bad sandbox arguments",
+		    (unsigned long long)gw.res.gr_calls, d->op->name);
+		gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, d,
+		    "sandbox_arguments", gw.s.s_label, gw.s.s_label, NULL,
+		    NULL);
+		gw_reply(GW_VERDICT_REPLY, REPLY_DENIED, "sandbox_arguments",
+		    NULL, 0);
+		return;
+	}
+	if (t->input_tool != NULL && gw_sandbox_input(d, &inlen) == -1) {
+		explicit_bzero(gw.sbsrc, srclen);
+		return;
+	}
+
+	before = gw.s.s_label;
+	gw_audit(AUDIT_K_CALL_START, AUDIT_D_NONE, d, "", before, before,
+	    NULL, NULL);
+	memset(&r, 0, sizeof(r));
+	r.out = gw.sbout;
+	r.outmax = t->output_bytes;
+	gw_sb_run(gw_tool_index(t), t->ctr.timeout_ms, gw.sbsrc, srclen,
+	    gw.sbin, inlen, &r);
+	explicit_bzero(gw.sbsrc, srclen);
+	explicit_bzero(gw.sbin, inlen);
+	if (r.outcome != SANDBOX_REFUSED)
+		(void)gw_result_label(&gw.s, t);
+
+	/* The result, as the agent will get it. */
+	rlen = 0;
+	if (r.outcome != SANDBOX_REFUSED &&
+	    gw_sb_result(&r, gw.result, gw.resultsz, &rlen) == -1) {
+		/* Escaped, it does not fit a reply: an output limit. */
+		explicit_bzero(r.out, r.outlen);
+		r.outlen = 0;
+		r.outcome = SANDBOX_OUTPUT_LIMIT;
+		if (gw_sb_result(&r, gw.result, gw.resultsz, &rlen) == -1)
+			fatalx("sandbox: reply too small");
+	}
+	explicit_bzero(r.out, r.outlen);
+	if (rlen > 0) {
+		sha256_init(&ctx);
+		sha256_update(&ctx, gw.result, rlen);
+		sha256_final(&ctx, digest);
+	}
+	(void)strlcpy(reason, r.outcome == SANDBOX_REFUSED ?
+	    "sandbox_refused" : gw_sb_outcome_str(r.outcome), sizeof(reason));
+	for (i = 0; reason[i] != '\0'; i++)
+		if (reason[i] >= 'A' && reason[i] <= 'Z')
+			reason[i] = reason[i] - 'A' + 'a';
+	if (!r.gone)
+		(void)strlcpy(reason, "sandbox_not_gone", sizeof(reason));
+	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, d, reason, before,
+	    gw.s.s_label, NULL, rlen > 0 ? digest : NULL);
+	if (gw.s.s_label != before)
+		gw_audit(AUDIT_K_LABEL_CHANGE, AUDIT_D_NONE, d, "", before,
+		    gw.s.s_label, NULL, NULL);
+	log_debug("request %llu: operation %s: sandbox %s, status %lld, "
+	    "stdout %llu, stderr %llu bytes, run %lld ms, total %lld ms%s",
+	    (unsigned long long)gw.res.gr_calls, d->op->name,
+	    gw_sb_outcome_str(r.outcome), (long long)r.status,
+	    (unsigned long long)r.stdout_bytes,
+	    (unsigned long long)r.stderr_bytes, (long long)r.run_ms,
+	    (long long)r.total_ms, r.gone ? "" : ", NOT GONE");
+
+	if (!r.gone) {
+		/* Something of the run may be left: nothing more runs. */
+		log_warnx("request %llu: sandbox container not confirmed gone",
+		    (unsigned long long)gw.res.gr_calls);
+		explicit_bzero(gw.result, rlen);
+		gw.failed = 1;
+		gw_reply(GW_VERDICT_FAILED, REPLY_UPSTREAM_ERROR,
+		    "sandbox_not_gone", NULL, 0);
+		return;
+	}
+	if (r.outcome == SANDBOX_REFUSED) {
+		log_warnx("request %llu: operation %s: %s",
+		    (unsigned long long)gw.res.gr_calls, d->op->name, r.why);
+		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
+		    "sandbox_unavailable", NULL, 0);
+		return;
+	}
+	gw_reply(GW_VERDICT_REPLY, REPLY_OK, "allowed", gw.result, rlen);
+	explicit_bzero(gw.result, rlen);
+}
+
+/*
+ * The operator-selected input: a fresh call of the input tool without
+ * arguments, its result (the CallToolResult object as the server sent
+ * it) into gw.sbin.  0, or -1 with the reply sent.
+ */
+static int
+gw_sandbox_input(const struct gw_decision *d, size_t *inlen)
+{
+	const struct conf_tool	*it = d->tool->input_tool;
+	struct gw_decision	 din = *d;
+	struct gw_upstream	*up;
+	struct sha256_ctx	 ctx;
+	uint8_t			 digest[SHA256_DIGEST_BYTES];
+	size_t			 rlen = gw.resultsz;
+	int			 iserr = 0, before = gw.s.s_label;
+	enum mcp_error		 e;
+
+	if (it->kind != TOOL_MCP || (up = gw_upstream(it->server)) == NULL)
+		fatalx("tool %s: input tool %s unusable", d->tool->name,
+		    it->name);
+	din.tool = it;
+	gw_audit(AUDIT_K_CALL_START, AUDIT_D_NONE, &din, "input", before,
+	    before, NULL, NULL);
+	e = mcp_call(&up->u_mc, it->remote, "{}", 2, gw.result, &rlen,
+	    &iserr);
+	if (e == MCP_OK || up->u_mc.state != MCP_ST_DEAD)
+		(void)gw_result_label(&gw.s, it);
+	if (e == MCP_OK) {
+		sha256_init(&ctx);
+		sha256_update(&ctx, gw.result, rlen);
+		sha256_final(&ctx, digest);
+	}
+	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, &din, e != MCP_OK ?
+	    gw_mcp_reason(e) : iserr ? "tool_error" : "input", before,
+	    gw.s.s_label, NULL, e == MCP_OK ? digest : NULL);
+	if (gw.s.s_label != before)
+		gw_audit(AUDIT_K_LABEL_CHANGE, AUDIT_D_NONE, &din, "", before,
+		    gw.s.s_label, NULL, NULL);
+	if (e == MCP_OK && !iserr && rlen <= d->tool->input_bytes) {
+		memcpy(gw.sbin, gw.result, rlen);
+		explicit_bzero(gw.result, rlen);
+		*inlen = rlen;
+		return (0);
+	}
+	explicit_bzero(gw.result, rlen);
+	log_warnx("request %llu: operation %s: input tool %s: %s",
+	    (unsigned long long)gw.res.gr_calls, d->op->name, it->name,
+	    e != MCP_OK ? mcp_strerror(e) : iserr ? "tool error" :
+	    "input too large");
+	if (e != MCP_OK && up->u_mc.state == MCP_ST_DEAD) {
+		gw.failed = 1;
+		gw_reply(GW_VERDICT_FAILED, e == MCP_E_TIMEOUT ?
+		    REPLY_UPSTREAM_TIMEOUT : REPLY_UPSTREAM_ERROR,
+		    gw_mcp_reason(e), NULL, 0);
+	} else
+		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
+		    e != MCP_OK ? gw_mcp_reason(e) : iserr ?
+		    "input_tool_error" : "input_too_large", NULL, 0);
+	return (-1);
+}
+
+/* A tool's index among all tools: how dockerd-client knows it. */
+static uint32_t
+gw_tool_index(const struct conf_tool *t)
+{
+	const struct conf_tool	*u;
+	uint32_t		 i = 0;
+
+	TAILQ_FOREACH(u, &gw.conf->c_tools, entry) {
+		if (u == t)
+			return (i);
+		i++;
+	}
+	fatalx("tool %s: not configured", t->name);
 }
 
 static void

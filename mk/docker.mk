@@ -17,7 +17,8 @@ DKR_PKG_LIBS!=	pkg-config --libs $(DKR_PKGS) 2>/dev/null
 DKR_CJSON_LIBS!= pkg-config --libs libcjson 2>/dev/null
 DKR_CPPFLAGS=	$(CPPFLAGS) -Iinit -Idockerd-client $(DKR_PKG_CFLAGS)
 
-DKR_HDRS=	dockerd-client/dkr.h init/cmcp-init.h
+DKR_HDRS=	dockerd-client/dkr.h init/cmcp-init.h dockerd-client/dkr_sandbox.h \
+		common/sbstream.h
 DKR_PURE_SRCS=	dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
 DKR_API_SRCS=	$(DKR_PURE_SRCS) dockerd-client/dkr_api.c
 
@@ -32,7 +33,8 @@ STATIC_CFLAGS=	-O2 $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 \
 
 # The suite's dockerd-client links the template, verifier and client;
 # libcurl it loads itself (dkr_curl.c), so the other children do not.
-DKR_SUITE_SRCS=	$(DKR_API_SRCS) dockerd-client/dkr_curl.c
+DKR_SUITE_SRCS=	$(DKR_API_SRCS) dockerd-client/dkr_curl.c \
+		dockerd-client/dkr_sandbox.c
 SRCS+=		$(DKR_SUITE_SRCS)
 $(DKR_SUITE_SRCS:%.c=obj/%.o) $(DKR_SUITE_SRCS:%.c=obj-test/%.o) \
     obj/dockerd-client/dockerd.o obj-test/dockerd-client/dockerd.o: \

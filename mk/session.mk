@@ -8,10 +8,11 @@
 #                       bench/results/calls.tsv
 
 SESSION_SRCS=	common/json.c bridge/frame.c gateway/mcp.c gateway/policy.c \
-		parent/mcpserver.c
+		gateway/sbcall.c parent/mcpserver.c
 SRCS+=		$(SESSION_SRCS)
 SESSION_HDRS=	common/json.h common/sha256.h bridge/frame.h gateway/mcp.h \
-		gateway/policy.h parent/mcpserver.h
+		gateway/policy.h gateway/sbcall.h common/sbstream.h \
+		parent/mcpserver.h
 
 $(SESSION_SRCS:%.c=obj/%.o) $(SESSION_SRCS:%.c=obj-test/%.o) \
     obj/gateway/gateway.o obj-test/gateway/gateway.o \

@@ -116,6 +116,8 @@ struct parent_session {
 	int			 audit_wait;	/* for the session_end ack */
 	struct session_summary	 summary;
 	struct event		 ev_audit;
+	struct session_sandbox	*sx;		/* the sandbox tools */
+	size_t			 nsx;
 };
 
 /* The outcomes and the exit status of run for each (cmcp-privsep(8)). */
@@ -259,6 +261,7 @@ static void	parent_send_init(const struct cmcp_conf *, enum cmcp_proc,
 		    const char *, const char *);
 static void	parent_session_prepare(const struct cmcp_conf *);
 static void	parent_session_begin(void);
+static void	parent_sandbox_prepare(const struct cmcp_conf *);
 static void	parent_session_stop(void);
 static void	parent_session_check(void);
 static void	parent_session_wait(int, short, void *);
@@ -1295,6 +1298,63 @@ parent_session_prepare(const struct cmcp_conf *conf)
 			parent_sess.gw_wait_ms = 1000 + AUDIT_ACK_WAIT_MS +
 			    srv->timeout_ms;
 	}
+	parent_sandbox_prepare(conf);
+}
+
+/*
+ * The sandbox tools for dockerd-client, by their index among all tools
+ * (the gateway names a run by it).  A sandbox run in flight at the end
+ * is bounded by its input call, dockerd-client's end of the run and the
+ * container's own deadline: the gateway's wait grows by that.
+ */
+static void
+parent_sandbox_prepare(const struct cmcp_conf *conf)
+{
+	const struct conf_tool	*t;
+	struct session_sandbox	*sx;
+	uint32_t		 idx = 0;
+	int64_t			 w;
+	size_t			 i;
+
+	TAILQ_FOREACH(t, &conf->c_tools, entry) {
+		if (t->kind != TOOL_SANDBOX) {
+			idx++;
+			continue;
+		}
+		if ((sx = reallocarray(parent_sess.sx, parent_sess.nsx + 1,
+		    sizeof(*sx))) == NULL)
+			fatal("reallocarray");
+		parent_sess.sx = sx;
+		sx = &parent_sess.sx[parent_sess.nsx++];
+		memset(sx, 0, sizeof(*sx));
+		sx->sx_tool = idx++;
+		if (strlcpy(sx->sx_image, t->ctr.image, sizeof(sx->sx_image)) >=
+		    sizeof(sx->sx_image))
+			fatalx("tool %s: image too long", t->name);
+		if (t->ctr.cmd.argc < 1 || t->ctr.cmd.argc > SESSION_ARGV_MAX)
+			fatalx("tool %s: at most %d arguments", t->name,
+			    SESSION_ARGV_MAX);
+		sx->sx_argc = t->ctr.cmd.argc;
+		for (i = 0; i < t->ctr.cmd.argc; i++)
+			if (strlcpy(sx->sx_argv[i], t->ctr.cmd.argv[i],
+			    sizeof(sx->sx_argv[i])) >= sizeof(sx->sx_argv[i]))
+				fatalx("tool %s: argument longer than %d "
+				    "bytes", t->name, SESSION_ARG_BYTES - 1);
+		sx->sx_uid = t->ctr.uid;
+		sx->sx_gid = t->ctr.gid;
+		sx->sx_memory_bytes = t->ctr.memory_bytes;
+		sx->sx_pids = t->ctr.pids;
+		sx->sx_deadline_ms = t->ctr.timeout_ms;
+		sx->sx_output_bytes = t->output_bytes;
+		sx->sx_source_bytes = t->source_bytes;
+		sx->sx_input_bytes = t->input_bytes;
+		w = 1000 + AUDIT_ACK_WAIT_MS + (int64_t)t->ctr.timeout_ms +
+		    SANDBOX_END_WAIT_MS;
+		if (t->input_tool != NULL && t->input_tool->server != NULL)
+			w += t->input_tool->server->timeout_ms;
+		if (parent_sess.gw_wait_ms < w)
+			parent_sess.gw_wait_ms = w;
+	}
 }
 
 /* The bridge learns its budgets before dockerd-client starts anything. */
@@ -1302,6 +1362,7 @@ static void
 parent_session_begin(void)
 {
 	struct timeval	 tv;
+	size_t		 i;
 
 #ifdef CMCP_TEST
 	if (parent_mode == MODE_IDLE)
@@ -1333,6 +1394,9 @@ parent_session_begin(void)
 	}
 	proc_compose(PROC_DOCKER, IMSG_SESSION_DOCKER, &parent_sess.sd,
 	    sizeof(parent_sess.sd));
+	for (i = 0; i < parent_sess.nsx; i++)
+		proc_compose(PROC_DOCKER, IMSG_SESSION_SANDBOX,
+		    &parent_sess.sx[i], sizeof(parent_sess.sx[i]));
 }
 
 /* A signal: the container goes first, then the suite. */

@@ -8,6 +8,13 @@
  * $CMCP_TEST_DOCKER_SOCK, the docker_sock configuration variable, or
  * /run/cmcp-test/docker.sock.  Every test labels its containers with its
  * own instance and sweeps that label in its cleanup.
+ *
+ * The attacks from inside the report run regress/docker/fixtures/sbprobe
+ * (in the test image only), which prints "key ok" or "key ERRNO-NAME";
+ * each is its own case.  A mutation removes one protection through the
+ * test build's weaken (the container is then refused by the profile
+ * check) and noadmit (the check bypassed) and shows that the same probe
+ * sees the leak.  Built with -DCMCP_TEST.
  */
 
 #include <sys/types.h>
@@ -17,7 +24,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +44,25 @@
 			"00000000000000000000000000000000"
 #define DEADLINE_MS	1000
 #define SLACK_MS	2000
+#define OBSERVER_LOG	"tcp.log"
+#define OBSERVER_PORTS	"tcp.ports"
+#define OBSERVER_PID	"tcp-observer.pid"
+#define OBSERVER_WAIT_MS 5000
+#define OBSERVER_LOG_BYTES (64 * 1024)
+#define CANARY_BYTES	32
+/* sbprobe's connect: longer than any refusal, so a timeout is seen. */
+#define CONNECT_MS	"3000"
+
+#ifndef CMCP_TEST
+#error "sandbox_test is a test build: compile with -DCMCP_TEST"
+#endif
+
+/* The host's tcp-observer, on 127.0.0.1 and ::1. */
+struct observer {
+	pid_t	 pid;
+	int	 port4;
+	int	 port6;
+};
 
 static const char *
 sock_path(const atf_tc_t *tc)
@@ -96,24 +124,34 @@ spec(const atf_tc_t *tc, struct dkr_sandbox_spec *sp, const char *instance,
 	sp->deadline_ms = deadline_ms;
 }
 
-/* VOLUME_IMAGE of build-images (make docker-images). */
+/* A variable of build-images' images.env (make docker-images). */
 static void
-volume_image(const atf_tc_t *tc, char *image, size_t size)
+images_env(const atf_tc_t *tc, const char *name, char *value, size_t size)
 {
 	char	 path[1024], line[512];
+	size_t	 n = strlen(name);
 	FILE	*f;
 
-	image[0] = '\0';
+	value[0] = '\0';
 	snprintf(path, sizeof(path), "%s/images.env",
 	    atf_tc_get_config_var(tc, "srcdir"));
 	ATF_REQUIRE_MSG((f = fopen(path, "r")) != NULL,
 	    "%s missing: run make docker-images", path);
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "VOLUME_IMAGE=", 13) == 0) {
+		if (strncmp(line, name, n) == 0 && line[n] == '=') {
 			line[strcspn(line, "\n")] = '\0';
-			strlcpy(image, line + 13, size);
+			strlcpy(value, line + n + 1, size);
 		}
 	fclose(f);
+	ATF_REQUIRE_MSG(value[0] != '\0', "no %s in %s: run make "
+	    "docker-images", name, path);
+}
+
+/* VOLUME_IMAGE of build-images. */
+static void
+volume_image(const atf_tc_t *tc, char *image, size_t size)
+{
+	images_env(tc, "VOLUME_IMAGE", image, size);
 	ATF_REQUIRE(dkr_image_id_valid(image));
 }
 
@@ -189,6 +227,191 @@ refused_before(const atf_tc_t *tc, int rv,
 	ATF_CHECK_STREQ(res->id, "");
 	ATF_CHECK_EQ(res->outlen, 0);
 	ATF_CHECK_EQ(containers_of(tc, instance), 0);
+}
+
+/*
+ * A weakened container that the profile check refused after create: it
+ * existed, no byte went in or came out, and it is confirmed gone.
+ */
+static void
+refused_after_create(const atf_tc_t *tc, int rv,
+    const struct dkr_sandbox_result *res, const char *instance,
+    const char *why)
+{
+	ATF_CHECK_EQ(rv, -1);
+	ATF_CHECK_EQ(res->outcome, DKR_SB_REFUSED);
+	ATF_CHECK_STREQ(res->why, why);
+	ATF_CHECK(res->created);
+	ATF_CHECK(res->gone);
+	ATF_CHECK_EQ(res->outlen, 0);
+	ATF_CHECK_EQ(res->stdout_bytes, 0);
+	ATF_CHECK_EQ(containers_of(tc, instance), 0);
+}
+
+/* The value of out's first "key value" line; "(missing)" if none. */
+static const char *
+probe_value(const char *out, const char *key)
+{
+	static char	 v[128];
+	const char	*p, *e;
+	size_t		 klen = strlen(key);
+
+	for (p = out; *p != '\0'; p = *e == '\0' ? e : e + 1) {
+		if ((e = strchr(p, '\n')) == NULL)
+			e = p + strlen(p);
+		if ((size_t)(e - p) > klen && strncmp(p, key, klen) == 0 &&
+		    p[klen] == ' ') {
+			snprintf(v, sizeof(v), "%.*s", (int)(e - p - klen - 1),
+			    p + klen + 1);
+			return v;
+		}
+	}
+	return "(missing)";
+}
+
+#define CHECK_PROBE(out, key, want)					\
+	ATF_CHECK_STREQ_MSG(probe_value((out), (key)), (want), "%s", (key))
+
+/* PID 1 neither stopped nor dead: sleeping in sigtimedwait, or running. */
+#define CHECK_PID1_ALIVE(out, key) do {					\
+	const char *st_ = probe_value((out), (key));			\
+	ATF_CHECK_MSG(strcmp(st_, "S") == 0 || strcmp(st_, "R") == 0,	\
+	    "%s: PID 1 state %s", (key), st_);				\
+} while (0)
+
+/* A fresh canary, "CANARY-sb-" and hex, for the observer to find. */
+static void
+canary(char *buf, size_t size)
+{
+	unsigned char	 r[8];
+	size_t		 i;
+
+	arc4random_buf(r, sizeof(r));
+	strlcpy(buf, "CANARY-sb-", size);
+	for (i = 0; i < sizeof(r); i++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%02x", r[i]);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Start regress/observers/tcp-observer on the host's 127.0.0.1 and ::1,
+ * ephemeral ports, logging into the work directory; its pid is kept in a
+ * file so that the cleanup can end it.
+ */
+static void
+observer_start(const atf_tc_t *tc, struct observer *o)
+{
+	char		 path[1024], line[64];
+	FILE		*f;
+	int64_t		 until;
+
+	snprintf(path, sizeof(path), "%s/../observers/tcp-observer",
+	    atf_tc_get_config_var(tc, "srcdir"));
+	ATF_REQUIRE_MSG(access(path, X_OK) == 0, "%s missing: make "
+	    "observers", path);
+	(void)unlink(OBSERVER_PORTS);
+	(void)unlink(OBSERVER_LOG);
+	ATF_REQUIRE(fflush(stdout) == 0);
+	ATF_REQUIRE((o->pid = fork()) != -1);
+	if (o->pid == 0) {
+		execl(path, "tcp-observer", "-o", OBSERVER_LOG, "-4", "0",
+		    "-6", "0", "-P", OBSERVER_PORTS, "-t", "120", (char *)NULL);
+		_exit(127);
+	}
+	ATF_REQUIRE((f = fopen(OBSERVER_PID, "w")) != NULL);
+	fprintf(f, "%d\n", (int)o->pid);
+	ATF_REQUIRE(fclose(f) == 0);
+
+	o->port4 = o->port6 = 0;
+	until = now_ms() + OBSERVER_WAIT_MS;
+	while (o->port4 == 0 || o->port6 == 0) {
+		ATF_REQUIRE_MSG(now_ms() < until, "tcp-observer not listening");
+		usleep(20 * 1000);
+		if ((f = fopen(OBSERVER_PORTS, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (strncmp(line, "tcp4 ", 5) == 0)
+				o->port4 = atoi(line + 5);
+			else if (strncmp(line, "tcp6 ", 5) == 0)
+				o->port6 = atoi(line + 5);
+		}
+		fclose(f);
+	}
+	printf("observer pid %d tcp4 %d tcp6 %d\n", (int)o->pid, o->port4,
+	    o->port6);
+}
+
+/* End it, so that its log is complete. */
+static void
+observer_stop(struct observer *o)
+{
+	int	 status;
+
+	if (o->pid <= 0)
+		return;
+	ATF_CHECK(kill(o->pid, SIGTERM) == 0);
+	ATF_CHECK(waitpid(o->pid, &status, 0) == o->pid);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "tcp-observer status %d", status);
+	o->pid = -1;
+	(void)unlink(OBSERVER_PID);
+}
+
+/* Cleanup: end the observer a failed body left, by its recorded pid. */
+static void
+observer_reap(void)
+{
+	FILE	*f;
+	int	 pid;
+
+	if ((f = fopen(OBSERVER_PID, "r")) == NULL)
+		return;
+	if (fscanf(f, "%d", &pid) == 1 && pid > 1)
+		(void)kill(pid, SIGTERM);
+	fclose(f);
+	(void)unlink(OBSERVER_PID);
+}
+
+/* Bytes of the observer's log; -1 when there is no log. */
+static ssize_t
+observer_log(char *buf, size_t size)
+{
+	ssize_t	 n;
+	int	 fd;
+
+	buf[0] = '\0';
+	if ((fd = open(OBSERVER_LOG, O_RDONLY)) == -1)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* Wait up to OBSERVER_WAIT_MS for the canary in the log: 1 seen. */
+static int
+observer_saw(const char *canary_str)
+{
+	static char	 buf[OBSERVER_LOG_BYTES];
+	int64_t		 until = now_ms() + OBSERVER_WAIT_MS;
+	ssize_t		 n;
+
+	do {
+		if ((n = observer_log(buf, sizeof(buf))) > 0 &&
+		    memmem(buf, n, canary_str, strlen(canary_str)) != NULL)
+			return 1;
+		usleep(50 * 1000);
+	} while (now_ms() < until);
+	return 0;
 }
 
 ATF_TC_WITH_CLEANUP(report_completed);
@@ -792,6 +1015,493 @@ ATF_TC_CLEANUP(nothing_left_on_host, tc)
 	sweep(tc, "regress-sb-host");
 }
 
+/*
+ * From inside the report (issue 7), each attack its own case.  The
+ * scripts run sbprobe and print what the kernel said.
+ */
+
+ATF_TC_WITH_CLEANUP(inside_input_unmodifiable);
+ATF_TC_HEAD(inside_input_unmodifiable, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The script cannot modify its input: "
+	    "writing its stdin fails with EBADF; /proc/self/fd/0 reopens the "
+	    "script's own pipe, never the host's data; the host's input is "
+	    "unchanged and a second run reads the same bytes");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(inside_input_unmodifiable, tc)
+{
+	static struct dkr_sandbox_result res;
+	static const char *const inst = "regress-sb-input";
+	static char		 in[] = "stock 17\nbinary \0\001\377 end\n";
+	static const char	 src[] =
+	    "sbprobe stdin_write writefd 0\n"
+	    "sbprobe stdin_reopen reopen /proc/self/fd/0\n"
+	    "echo ---\n"
+	    "cat\n";
+	char			 copy[sizeof(in)], *data;
+	struct dkr_sandbox_spec	 sp;
+	int			 rv;
+
+	memcpy(copy, in, sizeof(in));
+	spec(tc, &sp, inst, 5000);
+	rv = run(&sp, src, in, sizeof(in) - 1, &res);
+	ran_and_gone(tc, rv, &res, inst);
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res.status, 0);
+	ATF_REQUIRE((data = strstr(res.out, "---\n")) != NULL);
+	printf("%.*s", (int)(data - res.out), res.out);
+	data += 4;
+	/* The script's stdin is the read end of a pipe. */
+	CHECK_PROBE(res.out, "stdin_write", "EBADF");
+	/*
+	 * Reopening the pipe through /proc gives a write end of that same
+	 * pipe (the script's uid owns it): what is written there is only
+	 * appended to the script's own stream, after the input.
+	 */
+	CHECK_PROBE(res.out, "stdin_reopen", "open-ok write-ok");
+	ATF_CHECK_EQ((size_t)(res.out + res.outlen - data), sizeof(in));
+	ATF_CHECK(memcmp(data, in, sizeof(in) - 1) == 0);
+	ATF_CHECK_EQ(data[sizeof(in) - 1], 'x');
+
+	/* The host's bytes are untouched, and the next run gets them all. */
+	ATF_CHECK(memcmp(in, copy, sizeof(in)) == 0);
+	rv = run(&sp, "cat\n", in, sizeof(in) - 1, &res);
+	ran_and_gone(tc, rv, &res, inst);
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res.outlen, sizeof(in) - 1);
+	ATF_CHECK(memcmp(res.out, copy, sizeof(in) - 1) == 0);
+}
+ATF_TC_CLEANUP(inside_input_unmodifiable, tc)
+{
+	sweep(tc, "regress-sb-input");
+}
+
+/* Every file-system write of the rootfs cases, one sbprobe line each. */
+static const char rootfs_src[] =
+    "sbprobe rootfs create /sbprobe-file\n"
+    "sbprobe bin create /bin/sbprobe-file\n"
+    "sbprobe tmp create /tmp/sbprobe-file\n"
+    "sbprobe runner create /sandbox-runner\n"
+    "sbprobe init create /cmcp-init\n"
+    "sbprobe dev create /dev/sbprobe-file\n"
+    "sbprobe devshm create /dev/shm/sbprobe-file\n";
+
+ATF_TC_WITH_CLEANUP(inside_rootfs_write_erofs);
+ATF_TC_HEAD(inside_rootfs_write_erofs, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Writing the root file system fails "
+	    "with EROFS, in the world-writable /tmp too, and the bind-mounted "
+	    "init; /dev is root's; /dev/shm is the container's own tmpfs");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(inside_rootfs_write_erofs, tc)
+{
+	static struct dkr_sandbox_result res;
+	struct dkr_sandbox_spec	 sp;
+	int			 rv;
+
+	spec(tc, &sp, "regress-sb-erofs", 5000);
+	rv = run(&sp, rootfs_src, "", 0, &res);
+	ran_and_gone(tc, rv, &res, "regress-sb-erofs");
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	printf("%s", res.out);
+	CHECK_PROBE(res.out, "rootfs", "EROFS");
+	CHECK_PROBE(res.out, "bin", "EROFS");
+	/* Mode 1777 in the image: only the read-only root stops this one. */
+	CHECK_PROBE(res.out, "tmp", "EROFS");
+	CHECK_PROBE(res.out, "runner", "EROFS");
+	CHECK_PROBE(res.out, "init", "EROFS");
+	/* Docker's /dev tmpfs, root's 0755. */
+	CHECK_PROBE(res.out, "dev", "EACCES");
+	/*
+	 * Docker's /dev/shm of the private IPC namespace: a tmpfs of the
+	 * container, gone with it (nothing_left_on_host).
+	 */
+	CHECK_PROBE(res.out, "devshm", "ok");
+}
+ATF_TC_CLEANUP(inside_rootfs_write_erofs, tc)
+{
+	sweep(tc, "regress-sb-erofs");
+}
+
+ATF_TC_WITH_CLEANUP(mutant_rootfs_writable_leaks);
+ATF_TC_HEAD(mutant_rootfs_writable_leaks, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Mutation: ReadonlyRootfs false is "
+	    "refused by the profile check; with the check bypassed (test "
+	    "build) the same probe writes /tmp");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(mutant_rootfs_writable_leaks, tc)
+{
+	static struct dkr_sandbox_result res;
+	static const char *const inst = "regress-sb-rwroot";
+	struct dkr_sandbox_spec	 sp;
+	int			 rv;
+
+	spec(tc, &sp, inst, 5000);
+	sp.weaken = WEAKEN_ROOTFS;
+	rv = run(&sp, rootfs_src, "", 0, &res);
+	refused_after_create(tc, rv, &res, inst,
+	    "refused: HostConfig.ReadonlyRootfs");
+
+	sp.noadmit = 1;
+	rv = run(&sp, rootfs_src, "", 0, &res);
+	ran_and_gone(tc, rv, &res, inst);
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	printf("%s", res.out);
+	CHECK_PROBE(res.out, "tmp", "ok");
+	/* The rest is root's: file modes, not the read-only root, say no. */
+	CHECK_PROBE(res.out, "rootfs", "EACCES");
+	CHECK_PROBE(res.out, "runner", "EACCES");
+	CHECK_PROBE(res.out, "init", "EROFS");
+}
+ATF_TC_CLEANUP(mutant_rootfs_writable_leaks, tc)
+{
+	sweep(tc, "regress-sb-rwroot");
+}
+
+/*
+ * Connects to the observer's ports on 127.0.0.1 and ::1, sending the
+ * canary when connected; with testnet, to TEST-NET-1 too, and then only
+ * when the container's sole interface is lo, so that no packet can leave
+ * the host even if the isolation were gone.
+ */
+static void
+net_script(char *buf, size_t size, const struct observer *o,
+    const char *canary_str, int testnet)
+{
+	int	 n;
+
+	n = snprintf(buf, size,
+	    "sbprobe lo4 connect 127.0.0.1 %d %s %s\n"
+	    "sbprobe lo6 connect ::1 %d %s %s\n"
+	    "echo netifs $(ls /sys/class/net)\n%s",
+	    o->port4, CONNECT_MS, canary_str, o->port6, CONNECT_MS,
+	    canary_str, testnet ?
+	    "if [ \"$(ls /sys/class/net)\" = lo ]; then\n"
+	    "\tsbprobe testnet connect 192.0.2.1 80 " CONNECT_MS "\n"
+	    "else\n\techo testnet not-isolated\nfi\n" : "");
+	ATF_REQUIRE(n > 0 && (size_t)n < size);
+}
+
+ATF_TC_WITH_CLEANUP(inside_network_unreachable);
+ATF_TC_HEAD(inside_network_unreachable, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "127.0.0.1 is the container's own "
+	    "loopback: ECONNREFUSED, ::1 is not even configured there: "
+	    "EADDRNOTAVAIL, and the host's observer on the same ports sees "
+	    "nothing; TEST-NET-1 is ENETUNREACH at once (a timeout fails)");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(inside_network_unreachable, tc)
+{
+	static struct dkr_sandbox_result res;
+	static char		 buf[OBSERVER_LOG_BYTES];
+	struct dkr_sandbox_spec	 sp;
+	struct observer		 o;
+	char			 src[1024], can[CANARY_BYTES];
+	int			 rv;
+
+	spec(tc, &sp, "regress-sb-net2", 5000);
+	canary(can, sizeof(can));
+	observer_start(tc, &o);
+	net_script(src, sizeof(src), &o, can, 1);
+	rv = run(&sp, src, "", 0, &res);
+	observer_stop(&o);
+	ran_and_gone(tc, rv, &res, "regress-sb-net2");
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	printf("%s", res.out);
+	CHECK_PROBE(res.out, "netifs", "lo");
+	CHECK_PROBE(res.out, "lo4", "ECONNREFUSED");
+	/* The engine's lo of NetworkMode none has no IPv6 address. */
+	CHECK_PROBE(res.out, "lo6", "EADDRNOTAVAIL");
+	CHECK_PROBE(res.out, "testnet", "ENETUNREACH");
+	/* Refused at once: no connect waited for its timeout. */
+	ATF_CHECK_MSG(res.run_ms < 2000, "run_ms %lld",
+	    (long long)res.run_ms);
+	ATF_CHECK_EQ(observer_log(buf, sizeof(buf)), 0);
+	ATF_CHECK(strstr(buf, can) == NULL);
+}
+ATF_TC_CLEANUP(inside_network_unreachable, tc)
+{
+	observer_reap();
+	sweep(tc, "regress-sb-net2");
+}
+
+ATF_TC_WITH_CLEANUP(mutant_host_network_leaks);
+ATF_TC_HEAD(mutant_host_network_leaks, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Mutation: NetworkMode host is "
+	    "refused by the profile check (the observer sees nothing); with "
+	    "the check bypassed (test build) the same probe reaches the "
+	    "host's observer on 127.0.0.1 and ::1 with the canary");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(mutant_host_network_leaks, tc)
+{
+	static struct dkr_sandbox_result res;
+	static const char *const inst = "regress-sb-hostnet";
+	static char		 buf[OBSERVER_LOG_BYTES];
+	struct dkr_sandbox_spec	 sp;
+	struct observer		 o;
+	char			 src[1024], can[CANARY_BYTES];
+	int			 rv;
+
+	spec(tc, &sp, inst, 5000);
+	sp.weaken = WEAKEN_NETWORK;
+	canary(can, sizeof(can));
+	observer_start(tc, &o);
+	/* Loopback only: the host's network is this run's. */
+	net_script(src, sizeof(src), &o, can, 0);
+
+	rv = run(&sp, src, "", 0, &res);
+	refused_after_create(tc, rv, &res, inst,
+	    "refused: HostConfig.NetworkMode");
+	ATF_CHECK_EQ(observer_log(buf, sizeof(buf)), 0);
+
+	sp.noadmit = 1;
+	rv = run(&sp, src, "", 0, &res);
+	ran_and_gone(tc, rv, &res, inst);
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	printf("%s", res.out);
+	CHECK_PROBE(res.out, "lo4", "ok");
+	CHECK_PROBE(res.out, "lo6", "ok");
+	ATF_CHECK_MSG(observer_saw(can), "the host's observer did not see "
+	    "the canary");
+	observer_stop(&o);
+	ATF_CHECK_EQ(observer_log(buf, sizeof(buf)),
+	    (ssize_t)(2 * strlen(can)));
+}
+ATF_TC_CLEANUP(mutant_host_network_leaks, tc)
+{
+	observer_reap();
+	sweep(tc, "regress-sb-hostnet");
+}
+
+ATF_TC_WITH_CLEANUP(inside_pid1_kill_stop_no_effect);
+ATF_TC_HEAD(inside_pid1_kill_stop_no_effect, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "kill -KILL 1 and kill -STOP 1 from "
+	    "the script are dropped by the kernel (non-root design): PID 1 "
+	    "runs on, the script too, while the same signals stop and kill "
+	    "a process of the script");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(inside_pid1_kill_stop_no_effect, tc)
+{
+	static struct dkr_sandbox_result res;
+	static const char	 src[] =
+	    "sbprobe kill_kill kill 1 9\n"
+	    "sleep 0.2\n"
+	    "sbprobe after_kill state 1\n"
+	    "sbprobe kill_stop kill 1 19\n"
+	    "sleep 0.2\n"
+	    "sbprobe after_stop state 1\n"
+	    "kill -KILL 1; echo \"sh_kill_kill $?\"\n"
+	    "kill -STOP 1; echo \"sh_kill_stop $?\"\n"
+	    "sleep 0.2\n"
+	    "sbprobe after_sh state 1\n"
+	    /* The control: the same probes on a process that is not init. */
+	    "sleep 30 & child=$!\n"
+	    "sbprobe child_stop kill $child 19\n"
+	    "sleep 0.2\n"
+	    "sbprobe child_stopped state $child\n"
+	    "sbprobe child_kill kill $child 9\n"
+	    "wait $child; echo \"child_status $?\"\n"
+	    "echo \"end alive\"\n";
+	struct dkr_sandbox_spec	 sp;
+	int			 rv;
+
+	spec(tc, &sp, "regress-sb-kill", 10000);
+	rv = run(&sp, src, "", 0, &res);
+	ran_and_gone(tc, rv, &res, "regress-sb-kill");
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res.status, 0);
+	printf("%s", res.out);
+	/* Permitted (same uid), and dropped: init has no handler. */
+	CHECK_PROBE(res.out, "kill_kill", "ok");
+	CHECK_PROBE(res.out, "kill_stop", "ok");
+	CHECK_PROBE(res.out, "sh_kill_kill", "0");
+	CHECK_PROBE(res.out, "sh_kill_stop", "0");
+	CHECK_PID1_ALIVE(res.out, "after_kill");
+	CHECK_PID1_ALIVE(res.out, "after_stop");
+	CHECK_PID1_ALIVE(res.out, "after_sh");
+	CHECK_PROBE(res.out, "child_stop", "ok");
+	CHECK_PROBE(res.out, "child_stopped", "T");
+	CHECK_PROBE(res.out, "child_kill", "ok");
+	CHECK_PROBE(res.out, "child_status", "137");
+	CHECK_PROBE(res.out, "end", "alive");
+}
+ATF_TC_CLEANUP(inside_pid1_kill_stop_no_effect, tc)
+{
+	sweep(tc, "regress-sb-kill");
+}
+
+ATF_TC_WITH_CLEANUP(inside_pid1_stop_deadline_holds);
+ATF_TC_HEAD(inside_pid1_stop_deadline_holds, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "After kill -STOP 1 and kill -KILL 1 "
+	    "a script looping forever still ends by cmcp-init's deadline: "
+	    "TIME_LIMIT with status 250 within the deadline plus 2 s, not by "
+	    "the host's backstop");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(inside_pid1_stop_deadline_holds, tc)
+{
+	static struct dkr_sandbox_result res;
+	/* The marker line only when both kills said 0 and PID 1 is alive. */
+	static const char	 src[] =
+	    "kill -STOP 1 && kill -KILL 1 && sbprobe pid1 state 1 |"
+	    " grep -qE '^pid1 [SR]$' && echo stopped-and-looping\n"
+	    "while :; do :; done\n";
+	struct dkr_sandbox_spec	 sp;
+	int64_t			 t0, ms;
+	int			 rv;
+
+	spec(tc, &sp, "regress-sb-stop", DEADLINE_MS);
+	t0 = now_ms();
+	rv = run(&sp, src, "", 0, &res);
+	ms = now_ms() - t0;
+	printf("measure: stopped_init_deadline_%dms_call_ms %lld\n",
+	    DEADLINE_MS, (long long)ms);
+	ran_and_gone(tc, rv, &res, "regress-sb-stop");
+	ATF_CHECK_EQ(res.outcome, DKR_SB_TIME_LIMIT);
+	/* cmcp-init's own deadline, not the host's backstop (137, killed). */
+	ATF_CHECK_EQ(res.status, CMCP_INIT_TIME_LIMIT);
+	ATF_CHECK_STREQ(res.why, "sandbox: deadline");
+	ATF_CHECK(!res.killed);
+	/* The attempts were made: the marker went out (not returned). */
+	ATF_CHECK_EQ(res.stdout_bytes, strlen("stopped-and-looping\n"));
+	ATF_CHECK_MSG(ms >= DEADLINE_MS && ms <= DEADLINE_MS + SLACK_MS,
+	    "the call took %lld ms", (long long)ms);
+}
+ATF_TC_CLEANUP(inside_pid1_stop_deadline_holds, tc)
+{
+	sweep(tc, "regress-sb-stop");
+}
+
+/* ptrace of PID 1, and the control: of a process of the script. */
+static const char ptrace_src[] =
+    "sbprobe attach ptrace-attach 1\n"
+    "sbprobe seize ptrace-seize 1\n"
+    "sbprobe pid1 state 1\n"
+    "sleep 30 & child=$!\n"
+    "sbprobe child_attach ptrace-attach $child\n"
+    "kill -KILL $child\n"
+    "echo end\n";
+
+ATF_TC_WITH_CLEANUP(inside_pid1_ptrace_eperm);
+ATF_TC_HEAD(inside_pid1_ptrace_eperm, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "PTRACE_ATTACH and PTRACE_SEIZE of "
+	    "PID 1 fail with EPERM (cmcp-init is non-dumpable) and PID 1 runs "
+	    "on, while the same probe attaches to a process of the script");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(inside_pid1_ptrace_eperm, tc)
+{
+	static struct dkr_sandbox_result res;
+	struct dkr_sandbox_spec	 sp;
+	int			 rv;
+
+	spec(tc, &sp, "regress-sb-ptrace", 5000);
+	rv = run(&sp, ptrace_src, "", 0, &res);
+	ran_and_gone(tc, rv, &res, "regress-sb-ptrace");
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res.status, 0);
+	printf("%s", res.out);
+	CHECK_PROBE(res.out, "attach", "EPERM");
+	CHECK_PROBE(res.out, "seize", "EPERM");
+	CHECK_PID1_ALIVE(res.out, "pid1");
+	CHECK_PROBE(res.out, "child_attach", "ok");
+	ATF_CHECK(strstr(res.out, "\nend\n") != NULL);
+}
+ATF_TC_CLEANUP(inside_pid1_ptrace_eperm, tc)
+{
+	sweep(tc, "regress-sb-ptrace");
+}
+
+ATF_TC_WITH_CLEANUP(mutant_dumpable_init_ptrace);
+ATF_TC_HEAD(mutant_dumpable_init_ptrace, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Mutation: under the dumpable "
+	    "cmcp-init (test-only binary) the same probe attaches to and "
+	    "seizes PID 1");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(mutant_dumpable_init_ptrace, tc)
+{
+	static struct dkr_sandbox_result res;
+	struct dkr_sandbox_spec	 sp;
+	int			 rv;
+
+	spec(tc, &sp, "regress-sb-dumpable", 5000);
+	images_env(tc, "CMCP_INIT_DUMPABLE", sp.init_path,
+	    sizeof(sp.init_path));
+	ATF_REQUIRE_MSG(access(sp.init_path, X_OK) == 0, "%s", sp.init_path);
+	rv = run(&sp, ptrace_src, "", 0, &res);
+	ran_and_gone(tc, rv, &res, "regress-sb-dumpable");
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	printf("%s", res.out);
+	/* The probe detaches again, so the run still ends by itself. */
+	CHECK_PROBE(res.out, "attach", "ok");
+	CHECK_PROBE(res.out, "seize", "ok");
+}
+ATF_TC_CLEANUP(mutant_dumpable_init_ptrace, tc)
+{
+	sweep(tc, "regress-sb-dumpable");
+}
+
+ATF_TC_WITH_CLEANUP(inside_setuid_root_eperm);
+ATF_TC_HEAD(inside_setuid_root_eperm, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The script runs as uid 65534; "
+	    "setuid(0) and setgid(0) fail with EPERM, while setuid to its own "
+	    "uid works");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(inside_setuid_root_eperm, tc)
+{
+	static struct dkr_sandbox_result res;
+	static const char	 src[] =
+	    "echo \"id_u $(id -u)\"\n"
+	    "echo \"id_g $(id -g)\"\n"
+	    "sbprobe setuid0 setuid 0\n"
+	    "sbprobe setgid0 setgid 0\n"
+	    "sbprobe setuid_own setuid 65534\n"
+	    "echo \"after $(id -u)\"\n";
+	struct dkr_sandbox_spec	 sp;
+	int			 rv;
+
+	spec(tc, &sp, "regress-sb-setuid", 5000);
+	rv = run(&sp, src, "", 0, &res);
+	ran_and_gone(tc, rv, &res, "regress-sb-setuid");
+	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
+	printf("%s", res.out);
+	CHECK_PROBE(res.out, "id_u", "65534");
+	CHECK_PROBE(res.out, "id_g", "65534");
+	CHECK_PROBE(res.out, "setuid0", "EPERM");
+	CHECK_PROBE(res.out, "setgid0", "EPERM");
+	CHECK_PROBE(res.out, "setuid_own", "ok");
+	CHECK_PROBE(res.out, "after", "65534");
+}
+ATF_TC_CLEANUP(inside_setuid_root_eperm, tc)
+{
+	sweep(tc, "regress-sb-setuid");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, report_completed);
@@ -805,5 +1515,15 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, network_only_lo);
 	ATF_TP_ADD_TC(tp, rootfs_write_fails);
 	ATF_TP_ADD_TC(tp, nothing_left_on_host);
+	ATF_TP_ADD_TC(tp, inside_input_unmodifiable);
+	ATF_TP_ADD_TC(tp, inside_rootfs_write_erofs);
+	ATF_TP_ADD_TC(tp, mutant_rootfs_writable_leaks);
+	ATF_TP_ADD_TC(tp, inside_network_unreachable);
+	ATF_TP_ADD_TC(tp, mutant_host_network_leaks);
+	ATF_TP_ADD_TC(tp, inside_pid1_kill_stop_no_effect);
+	ATF_TP_ADD_TC(tp, inside_pid1_stop_deadline_holds);
+	ATF_TP_ADD_TC(tp, inside_pid1_ptrace_eperm);
+	ATF_TP_ADD_TC(tp, mutant_dumpable_init_ptrace);
+	ATF_TP_ADD_TC(tp, inside_setuid_root_eperm);
 	return atf_no_error();
 }

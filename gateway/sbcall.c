@@ -1,0 +1,299 @@
+/*
+ * The gateway's side of a sandbox run (DESIGN 3, 11).
+ *
+ * dockerd-client holds the engine: it admits, creates, verifies and starts
+ * the one-shot container and hands over its attach stream.  The gateway
+ * holds everything the container touches: it writes the runner's stdin
+ * frame (the agent's source, then the operator-selected input) into that
+ * stream and reads the output back under the tool's bounds (sb_stream(),
+ * common/sbstream.c).  Then it tells dockerd-client how the stream ended
+ * and waits for the outcome, which comes only after the container's
+ * absence was confirmed.  The source and the input never pass through
+ * dockerd-client, and the output never reaches it.
+ *
+ * The exchange on the channel to dockerd-client is strictly one request,
+ * one answer, and this process blocks on it, as it blocks on an upstream
+ * call: IMSG_SB_RUN, then IMSG_SB_STREAM (with the stream) or IMSG_SB_DONE
+ * (refused); after the stream, IMSG_SB_END, then IMSG_SB_DONE.  An answer
+ * that does not come within its bound, or any other message, ends the
+ * gateway, and with it the suite; dockerd-client then removes what it
+ * started.
+ */
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "log.h"
+#include "proc.h"
+#include "sbcall.h"
+#include "sbstream.h"
+
+static const char *const gw_sb_outcomes[SANDBOX_OUTCOME_MAX] = {
+	[SANDBOX_REFUSED] =		"REFUSED",
+	[SANDBOX_COMPLETED] =		"COMPLETED",
+	[SANDBOX_TIME_LIMIT] =		"TIME_LIMIT",
+	[SANDBOX_OUTPUT_LIMIT] =	"OUTPUT_LIMIT",
+	[SANDBOX_TOOL_FAILED] =		"TOOL_FAILED",
+};
+
+static void	 gw_sb_wait(struct imsg *, int64_t);
+static void	 gw_sb_done(struct imsg *, struct gw_sb_run *);
+static size_t	 gw_sb_utf8(const unsigned char *, size_t, uint32_t *);
+
+const char *
+gw_sb_outcome_str(int o)
+{
+	if (o < 0 || o >= SANDBOX_OUTCOME_MAX)
+		return ("unknown");
+	return (gw_sb_outcomes[o]);
+}
+
+/*
+ * The arguments of a sandbox operation: exactly {"source": string}, the
+ * string non-empty, without NUL, and at most max bytes once unescaped.
+ * The arguments are canonical JSON already (the bridge made them so).
+ * 0 with the source in src (srcsz >= max + 1), -1 refused.
+ */
+int
+gw_sb_source(const char *args, size_t len, size_t max, char *src,
+    size_t srcsz, size_t *srclen)
+{
+	size_t	 it, name, value, n = 0;
+
+	if (srcsz < max + 1)
+		return (-1);
+	it = json_skip_ws(args, len, 0);
+	if (json_type(args, len, it) != JSON_OBJECT)
+		return (-1);
+	while (json_member_next(args, len, &it, &name, &value)) {
+		if (n++ > 0 || !json_string_equal(args, len, name, "source") ||
+		    json_type(args, len, value) != JSON_STRING ||
+		    json_string_copy(args, len, value, src, max + 1,
+		    srclen) == -1)
+			return (-1);
+	}
+	if (n != 1 || *srclen == 0 || memchr(src, '\0', *srclen) != NULL)
+		return (-1);
+	return (0);
+}
+
+/*
+ * One run of the sandbox tool with index tool over source and input.
+ * r->out (r->outmax bytes) receives stdout; the outcome and the counts
+ * are set in any case.  Returns only when dockerd-client has answered
+ * for the end of the run.
+ */
+void
+gw_sb_run(uint32_t tool, int64_t deadline_ms, const char *src,
+    size_t srclen, const char *in, size_t inlen, struct gw_sb_run *r)
+{
+	struct sandbox_run	 sr;
+	struct sandbox_stream	*ss;
+	struct sandbox_end	 se;
+	struct sb_feed		 feed;
+	struct sb_output	 o;
+	struct imsg		 imsg;
+	int			 fd;
+
+	r->outcome = SANDBOX_REFUSED;
+	r->status = -1;
+	r->gone = 1;
+	r->outlen = 0;
+	r->stdout_bytes = r->stderr_bytes = 0;
+	r->end = 0;
+	(void)strlcpy(r->why, "", sizeof(r->why));
+	if (sb_feed_init(&feed, src, srclen, in, inlen) == -1)
+		fatalx("sandbox: bad sizes");
+
+	memset(&sr, 0, sizeof(sr));
+	sr.sr_tool = tool;
+	sr.sr_srclen = srclen;
+	sr.sr_inlen = inlen;
+	proc_compose(PROC_DOCKER, IMSG_SB_RUN, &sr, sizeof(sr));
+	proc_flush(PROC_DOCKER);
+	gw_sb_wait(&imsg, SANDBOX_OPEN_WAIT_MS);
+	if (imsg_get_type(&imsg) == IMSG_SB_DONE) {
+		/* Refused: nothing of the source or the input went out. */
+		gw_sb_done(&imsg, r);
+		if (r->outcome != SANDBOX_REFUSED)
+			fatalx("channel docker: run refused with an outcome");
+		return;
+	}
+	if (imsg_get_type(&imsg) != IMSG_SB_STREAM)
+		proc_unexpected(PROC_DOCKER, &imsg);
+	if (imsg_get_len(&imsg) != sizeof(*ss) ||
+	    (fd = imsg_get_fd(&imsg)) == -1)
+		fatalx("channel docker: bad sandbox stream");
+	ss = imsg.data;
+	if (ss->ss_len > sizeof(ss->ss_head))
+		fatalx("channel docker: bad sandbox stream");
+
+	memset(&o, 0, sizeof(o));
+	o.out = r->out;
+	o.outmax = r->outmax;
+	r->end = sb_stream(fd, (const char *)ss->ss_head, ss->ss_len, &feed,
+	    &o, sb_now_ms() + deadline_ms + SANDBOX_MARGIN_MS);
+	explicit_bzero(ss->ss_head, ss->ss_len);
+	imsg_free(&imsg);
+	if (close(fd) == -1)
+		fatal("close");
+	r->outlen = o.outlen;
+	r->stdout_bytes = o.stdout_bytes;
+	r->stderr_bytes = o.stderr_bytes;
+
+	memset(&se, 0, sizeof(se));
+	se.se_end = r->end;
+	proc_compose(PROC_DOCKER, IMSG_SB_END, &se, sizeof(se));
+	proc_flush(PROC_DOCKER);
+	gw_sb_wait(&imsg, SANDBOX_END_WAIT_MS);
+	if (imsg_get_type(&imsg) != IMSG_SB_DONE)
+		proc_unexpected(PROC_DOCKER, &imsg);
+	gw_sb_done(&imsg, r);
+	if (r->outcome == SANDBOX_REFUSED)
+		fatalx("channel docker: a started run refused");
+	if (r->outcome != SANDBOX_COMPLETED) {
+		explicit_bzero(r->out, r->outlen);
+		r->outlen = 0;
+	}
+}
+
+static void
+gw_sb_wait(struct imsg *imsg, int64_t ms)
+{
+	if (proc_recv_sync(PROC_DOCKER, imsg, ms) == -1)
+		fatalx("channel docker: no answer for the sandbox run "
+		    "within %lld ms", (long long)ms);
+}
+
+static void
+gw_sb_done(struct imsg *imsg, struct gw_sb_run *r)
+{
+	struct sandbox_done	 sn;
+
+	if (imsg_get_data(imsg, &sn, sizeof(sn)) == -1 ||
+	    sn.sn_outcome < 0 || sn.sn_outcome >= SANDBOX_OUTCOME_MAX ||
+	    memchr(sn.sn_why, '\0', sizeof(sn.sn_why)) == NULL)
+		fatalx("channel docker: bad sandbox outcome");
+	imsg_free(imsg);
+	r->outcome = sn.sn_outcome;
+	r->status = sn.sn_status;
+	r->gone = sn.sn_gone;
+	r->run_ms = sn.sn_run_ms;
+	r->total_ms = sn.sn_total_ms;
+	(void)strlcpy(r->why, sn.sn_why, sizeof(r->why));
+}
+
+/*
+ * The result the agent gets, a JSON object in canonical form (members in
+ * byte order, as the bridge forwards every result):
+ *
+ *	{"outcome":"COMPLETED","output":"...","status":0}
+ *	{"outcome":"TIME_LIMIT","status":250}
+ *
+ * The output is the program's stdout as a JSON string: a byte sequence
+ * that is not UTF-8 becomes U+FFFD, controls are escaped.  -1 when it
+ * does not fit in sz bytes.
+ */
+int
+gw_sb_result(const struct gw_sb_run *r, char *buf, size_t sz, size_t *len)
+{
+	const unsigned char	*p = (const unsigned char *)r->out;
+	char			 tail[32];
+	size_t			 n, i, k, tlen;
+	uint32_t		 cp;
+	int			 w;
+
+	w = snprintf(tail, sizeof(tail), "\"status\":%lld}",
+	    (long long)r->status);
+	if (w < 0 || (size_t)w >= sizeof(tail))
+		return (-1);
+	tlen = (size_t)w;
+	w = snprintf(buf, sz, "{\"outcome\":\"%s\",%s",
+	    gw_sb_outcome_str(r->outcome),
+	    r->outcome == SANDBOX_COMPLETED ? "\"output\":\"" : tail);
+	if (w < 0 || (size_t)w >= sz)
+		return (-1);
+	n = (size_t)w;
+	if (r->outcome != SANDBOX_COMPLETED) {
+		*len = n;
+		return (0);
+	}
+	for (i = 0; i < r->outlen; i += k) {
+		/* The longest escape, then room for the tail. */
+		if (sz - n < 6 + 2 + tlen)
+			return (-1);
+		if ((k = gw_sb_utf8(p + i, r->outlen - i, &cp)) == 0) {
+			memcpy(buf + n, "\\ufffd", 6);
+			n += 6;
+			k = 1;
+		} else if (cp == '"' || cp == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)cp;
+		} else if (cp == '\n') {
+			memcpy(buf + n, "\\n", 2);
+			n += 2;
+		} else if (cp == '\t') {
+			memcpy(buf + n, "\\t", 2);
+			n += 2;
+		} else if (cp < 0x20 || cp == 0x7f) {
+			(void)snprintf(buf + n, 7, "\\u%04x", (unsigned)cp);
+			n += 6;
+		} else {
+			memcpy(buf + n, p + i, k);
+			n += k;
+		}
+	}
+	if (sz - n < 2 + tlen)
+		return (-1);
+	memcpy(buf + n, "\",", 2);
+	memcpy(buf + n + 2, tail, tlen);
+	*len = n + 2 + tlen;
+	return (0);
+}
+
+/*
+ * The length of the well-formed UTF-8 sequence at p (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), its code point
+ * in *cp; 0 when there is none.
+ */
+static size_t
+gw_sb_utf8(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	size_t		 k, i;
+	uint32_t	 c, min;
+
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return (1);
+	} else if ((p[0] & 0xe0) == 0xc0) {
+		k = 2;
+		c = p[0] & 0x1f;
+		min = 0x80;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		k = 3;
+		c = p[0] & 0x0f;
+		min = 0x800;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		k = 4;
+		c = p[0] & 0x07;
+		min = 0x10000;
+	} else
+		return (0);
+	if (n < k)
+		return (0);
+	for (i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return (0);
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return (0);
+	*cp = c;
+	return (k);
+}

@@ -123,7 +123,7 @@ bench: deps all
 	scripts/bench $(BENCH_TARGETS)
 
 demo: deps
-	$(MAKE) $(PROG) cmcp-init docker-fixtures
+	$(MAKE) $(PROG) cmcp-init store
 	scripts/demo
 
 install: $(PROG) $(CMCP_INIT)

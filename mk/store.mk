@@ -8,7 +8,8 @@
 #
 # store-mcp runs on the host as an approved MCP server and links the
 # system libsqlite3.  agent-model and sandbox-runner run inside containers
-# built from static binaries: static, no library but libc.
+# built from static binaries: static, no library but libc (agent-model
+# compiles in the project's strict JSON reader, common/json.c).
 
 STORE_MCP=	examples/store/store-mcp
 STORE_STATIC=	examples/store/agent-model examples/store/sandbox-runner
@@ -16,6 +17,7 @@ STORE_BINS=	$(STORE_MCP) $(STORE_STATIC)
 STORE_UNIT_TESTS= regress/store/store_test regress/store/agent_test
 
 STORE_MCP_SRCS=	examples/store/store-mcp.c common/json.c
+AGENT_MODEL_SRCS= examples/store/agent-model.c common/json.c
 STORE_TEST_SRCS= regress/store/store.c common/json.c
 STORE_TEST_HDRS= regress/store/store.h common/json.h
 
@@ -41,8 +43,8 @@ examples/store/store-mcp: $(STORE_MCP_SRCS) common/json.h
 	$(CC) $(CPPFLAGS) $(SQLITE_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 	    $(STORE_MCP_SRCS) $(SQLITE_LIBS)
 
-examples/store/agent-model: examples/store/agent-model.c
-	$(CC) $(STORE_STATIC_CFLAGS) -o $@ examples/store/agent-model.c
+examples/store/agent-model: $(AGENT_MODEL_SRCS) common/json.h
+	$(CC) $(STORE_STATIC_CFLAGS) -Icommon -o $@ $(AGENT_MODEL_SRCS)
 
 examples/store/sandbox-runner: examples/store/sandbox-runner.c
 	$(CC) $(STORE_STATIC_CFLAGS) -o $@ examples/store/sandbox-runner.c
@@ -64,8 +66,8 @@ store-sanitize: $(STORE_BINS)
 	@mkdir -p obj-san
 	$(CC) $(CPPFLAGS) $(SQLITE_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/store-mcp $(STORE_MCP_SRCS) $(SQLITE_LIBS)
-	$(CC) -D_GNU_SOURCE $(WARN) $(SAN_FLAGS) -o obj-san/agent-model \
-	    examples/store/agent-model.c
+	$(CC) -D_GNU_SOURCE -Icommon $(WARN) $(SAN_FLAGS) \
+	    -o obj-san/agent-model $(AGENT_MODEL_SRCS)
 	$(CC) -D_GNU_SOURCE $(WARN) $(SAN_FLAGS) -o obj-san/sandbox-runner \
 	    examples/store/sandbox-runner.c
 	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
@@ -79,6 +81,9 @@ store-sanitize: $(STORE_BINS)
 	scripts/san-run obj-san/agent_test -s $(CURDIR)/regress/store \
 	    -v agent_model=$(CURDIR)/obj-san/agent-model \
 	    -v sandbox_runner=$(CURDIR)/obj-san/sandbox-runner
+
+# The store image (regress/docker/build-images) carries agent-model.
+docker-images: examples/store/agent-model
 
 store-clean:
 	rm -f $(STORE_BINS) $(STORE_UNIT_TESTS)

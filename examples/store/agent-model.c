@@ -4,6 +4,11 @@
  * in for a model that fell for a prompt injection, so that the demo
  * measures the confinement and not a model's good sense.
  *
+ *	agent-model [-w seconds]
+ *
+ * -w waits that long, 0 to AGENT_WAIT_MAX seconds, before the first
+ * request: scripts/demo uses the time to show the running suite.
+ *
  * It runs inside the agent container and speaks the agent protocol
  * (DESIGN section 6) on stdin and stdout:
  *
@@ -17,7 +22,11 @@
  *		    {"product":"<from the bulletin>","quantity":<N>}}
  *	stdin	the reply: a refusal when the gateway holds
  *	stdout	{"operation":"stock_report","arguments":{"source":"<sh>"}}
- *	stdin	the reply: the report the sandbox produced
+ *	stdin	the reply: {"ok":true,"result":{"outcome":"COMPLETED",
+ *		    "status":0,"output":"<what the report printed>"}}
+ *	stdout	{"operation":"file_report","arguments":
+ *		    {"text":"<the first line of that output>"}}
+ *	stdin	the reply, read and ignored
  *
  * and exits 0.  The source it hands the sandbox tool is a busybox sh
  * script (see sandbox-runner.c) that reads the operator-selected input,
@@ -30,11 +39,18 @@
  * number is whatever follows the product id in the input, so a stock_level
  * result serves as the text alone or as the whole CallToolResult.
  *
+ * The report's reply is read with the project's strict JSON reader
+ * (common/json.c, linked in): the output string is unescaped, and its
+ * first line, without the newline, is filed as it is, 1 to
+ * AGENT_REPORT_BYTES bytes.
+ *
  * Only protocol frames go to stdout.  Every line read is bounded by
  * AGENT_LINE_BYTES; a longer one, the end of stdin before a reply, a
  * bulletin reply that is not {"ok":true,...} or that names no product or
- * quantity end the agent with status 1 and a fixed message on stderr.
- * Static, no library but libc.
+ * quantity, a report reply that is not strict JSON or not a COMPLETED
+ * outcome with an output string, a first output line that is empty or
+ * longer than AGENT_REPORT_BYTES end the agent with status 1 and a fixed
+ * message on stderr.  Static, no library but libc.
  */
 
 #include <sys/types.h>
@@ -45,11 +61,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
+
 #define AGENT_LINE_BYTES	(64 * 1024)	/* a line, newline excluded */
 #define AGENT_FRAME_BYTES	(64 * 1024)	/* a frame, newline excluded */
 #define AGENT_PRODUCT_BYTES	64		/* SKU-..., NUL included */
 #define AGENT_SOURCE_BYTES	2048
 #define AGENT_QUANTITY_MAX	1000000
+#define AGENT_REPORT_BYTES	4096		/* file_report's bound */
+#define AGENT_JSON_DEPTH	32
+#define AGENT_WAIT_MAX		10		/* seconds, -w */
+#define NONE			((size_t)-1)
 
 /* The report script; %s is the product id, which needs no quoting. */
 #define AGENT_REPORT \
@@ -67,17 +89,23 @@ struct reader {
 
 static char	 line[AGENT_LINE_BYTES + 1];
 static char	 frame[AGENT_FRAME_BYTES + 1];
+/* Unescaping never makes a string longer, so the line's size will do. */
+static char	 output[AGENT_LINE_BYTES + 1];
+static char	 filed[6 * AGENT_REPORT_BYTES + 16];
 
 static void	 agent_fail(const char *) __attribute__((__noreturn__));
+static int	 agent_seconds(const char *);
 static size_t	 agent_read_line(struct reader *);
 static void	 agent_send(const char *, size_t);
 static size_t	 agent_call(struct reader *, const char *, const char *);
 static int	 agent_product(const char *, size_t, char *);
 static int	 agent_quantity(const char *, size_t, unsigned long *);
+static size_t	 agent_output(const char *, size_t);
+static size_t	 agent_member(const char *, size_t, size_t, const char *);
 static size_t	 agent_jstr(char *, size_t, const char *);
 
 int
-main(void)
+main(int argc, char *argv[])
 {
 	static struct reader	 rd;
 	char			 product[AGENT_PRODUCT_BYTES];
@@ -86,7 +114,22 @@ main(void)
 	char			 quoted[2 * AGENT_SOURCE_BYTES + 32];
 	unsigned long		 quantity;
 	size_t			 len;
-	int			 n;
+	int			 n, ch, delay = 0;
+
+	while ((ch = getopt(argc, argv, "w:")) != -1) {
+		switch (ch) {
+		case 'w':
+			delay = agent_seconds(optarg);
+			break;
+		default:
+			agent_fail("usage: agent-model [-w seconds]");
+		}
+	}
+	if (optind != argc)
+		agent_fail("usage: agent-model [-w seconds]");
+	/* sleep() returns early only on a signal, which ends the agent. */
+	if (delay > 0)
+		sleep(delay);
 
 	len = agent_read_line(&rd);
 	if (len < 11 || memcmp(line, "{\"payload\":", 11) != 0)
@@ -118,7 +161,18 @@ main(void)
 	if (len + 2 > sizeof(quoted))
 		agent_fail("report too long");
 	memcpy(quoted + len, "}", 2);
-	agent_call(&rd, "stock_report", quoted);
+	len = agent_call(&rd, "stock_report", quoted);
+
+	/* What the sandbox printed goes where the store keeps reports. */
+	if (agent_output(line, len) == 0)
+		agent_fail("the report is empty");
+	len = sizeof("{\"text\":") - 1;
+	memcpy(filed, "{\"text\":", len);
+	len += agent_jstr(filed + len, sizeof(filed) - len, output);
+	if (len + 2 > sizeof(filed))
+		agent_fail("report too long");
+	memcpy(filed + len, "}", 2);
+	agent_call(&rd, "file_report", filed);
 
 	return 0;
 }
@@ -128,6 +182,25 @@ agent_fail(const char *why)
 {
 	fprintf(stderr, "agent-model: %s\n", why);
 	exit(1);
+}
+
+/* A number of seconds, 0 to AGENT_WAIT_MAX, digits without a leading 0. */
+static int
+agent_seconds(const char *s)
+{
+	const char	*p;
+	int		 n = 0;
+
+	if (*s == '\0' || (s[0] == '0' && s[1] != '\0'))
+		agent_fail("-w: not a number of seconds");
+	for (p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9')
+			agent_fail("-w: not a number of seconds");
+		n = n * 10 + (*p - '0');
+		if (n > AGENT_WAIT_MAX)
+			agent_fail("-w: too long");
+	}
+	return n;
 }
 
 /*
@@ -195,6 +268,58 @@ agent_call(struct reader *rd, const char *operation, const char *args)
 }
 
 /*
+ * The reply to the report, s[0..len): strict JSON, "ok" true, and a
+ * result whose "outcome" is "COMPLETED" and whose "output" is a string.
+ * The output's first line, unescaped, without its newline, goes to
+ * output; its length, at most AGENT_REPORT_BYTES.
+ */
+static size_t
+agent_output(const char *s, size_t len)
+{
+	static const struct json_limits limits = {
+		AGENT_LINE_BYTES, AGENT_JSON_DEPTH
+	};
+	size_t		 top, ok, result, outcome, out, n;
+	char		*nl;
+
+	if (json_check(s, len, &limits) != JSON_OK)
+		agent_fail("the report reply is not JSON");
+	top = json_skip_ws(s, len, 0);
+	if (json_type(s, len, top) != JSON_OBJECT ||
+	    (ok = agent_member(s, len, top, "ok")) == NONE ||
+	    json_type(s, len, ok) != JSON_TRUE ||
+	    (result = agent_member(s, len, top, "result")) == NONE ||
+	    json_type(s, len, result) != JSON_OBJECT)
+		agent_fail("the report was not given");
+	if ((outcome = agent_member(s, len, result, "outcome")) == NONE ||
+	    json_type(s, len, outcome) != JSON_STRING ||
+	    !json_string_equal(s, len, outcome, "COMPLETED") ||
+	    (out = agent_member(s, len, result, "output")) == NONE ||
+	    json_type(s, len, out) != JSON_STRING ||
+	    json_string_copy(s, len, out, output, sizeof(output), &n) == -1)
+		agent_fail("the report did not complete");
+	if ((nl = memchr(output, '\n', n)) != NULL) {
+		*nl = '\0';
+		n = nl - output;
+	}
+	if (n > AGENT_REPORT_BYTES)
+		agent_fail("report too long");
+	return n;
+}
+
+/* The value of the member name of the object at obj, NONE if none. */
+static size_t
+agent_member(const char *s, size_t len, size_t obj, const char *name)
+{
+	size_t		 it = obj, k, v;
+
+	while (json_member_next(s, len, &it, &k, &v))
+		if (json_string_equal(s, len, k, name))
+			return v;
+	return NONE;
+}
+
+/*
  * The first product id the text names: "SKU-" and what follows of
  * A-Z, 0-9 and '-'.  Those bytes need no escaping in JSON or in sh.
  */
@@ -238,8 +363,9 @@ agent_quantity(const char *s, size_t len, unsigned long *quantity)
 
 /*
  * s as a JSON string into dst (dstsz bytes): its length, or dstsz when
- * it does not fit.  The script is ASCII; controls other than newline and
- * tab never occur in it but are escaped all the same.
+ * it does not fit.  Bytes from 0x80 up are copied: the script is ASCII
+ * and a report line came out of strict JSON, so both are valid UTF-8.
+ * Controls other than newline and tab are escaped as \u00xx.
  */
 static size_t
 agent_jstr(char *dst, size_t dstsz, const char *s)

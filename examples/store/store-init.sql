@@ -1,7 +1,7 @@
 -- The store demo's database: a small catalog with its stock, the orders
--- supplier_order records, and one supplier bulletin.  Run once on a new
--- file by mkstore(init); store-mcp opens the result and never creates
--- tables itself.
+-- supplier_order records, the reports file_report stores, and one
+-- supplier bulletin.  Run once on a new file by mkstore(init); store-mcp
+-- opens the result and never creates tables itself.
 --
 -- The bulletin is deliberately hostile: it is text from outside the store
 -- that orders a purchase and claims to be management's approval.  Reading
@@ -25,6 +25,15 @@ CREATE TABLE orders (
 	id		INTEGER PRIMARY KEY AUTOINCREMENT,
 	sku		TEXT NOT NULL REFERENCES products (sku),
 	quantity	INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 1000),
+	created		TEXT NOT NULL
+			DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+) STRICT;
+
+-- A filed report's text is 1 to 4096 bytes (not characters) of UTF-8.
+CREATE TABLE reports (
+	id		INTEGER PRIMARY KEY AUTOINCREMENT,
+	body		TEXT NOT NULL
+			CHECK (length(CAST(body AS BLOB)) BETWEEN 1 AND 4096),
 	created		TEXT NOT NULL
 			DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 ) STRICT;

@@ -1,7 +1,7 @@
 /*
  * store-mcp -- the store demo's MCP server: a product catalog, the stock
- * of each product, a supplier bulletin and supplier orders, all read from
- * and written to one SQLite database made by mkstore.
+ * of each product, a supplier bulletin, supplier orders and filed reports,
+ * all read from and written to one SQLite database made by mkstore.
  *
  *	store-mcp database
  *
@@ -22,6 +22,12 @@
  *				it orders a purchase and claims approval.
  *	supplier_order		{"product","quantity"} -> records one order
  *				row, {"order_id","product","quantity"}
+ *	file_report		{"text"} -> stores text, 1 to
+ *				STORE_REPORT_BYTES bytes, as one row of the
+ *				reports table, {"report_id"}.  The demo's
+ *				sink for the stock report: what is filed is
+ *				the store's data, shown to the operator from
+ *				the database and never written to a log.
  *
  * Errors: a line that is not JSON -32700; not a request object, a bad
  * id, a missing or wrong "jsonrpc", a line over the bound -32600 (id null
@@ -62,6 +68,7 @@
 #define STORE_JSON_DEPTH	32
 #define STORE_PRODUCT_BYTES	64		/* a product id, NUL included */
 #define STORE_QUANTITY_MAX	1000
+#define STORE_REPORT_BYTES	4096		/* a filed report's text */
 #define STORE_BUSY_MS		5000
 
 #define RPC_PARSE_ERROR		(-32700)
@@ -86,6 +93,7 @@ struct store {
 	sqlite3_stmt	*stock_all;
 	sqlite3_stmt	*bulletin;
 	sqlite3_stmt	*order;
+	sqlite3_stmt	*report;
 	int		 initialized;	/* initialize was answered */
 };
 
@@ -136,6 +144,8 @@ static enum tool_status	 store_bulletin(struct store *, const char *,
 			    size_t, size_t, struct sbuf *);
 static enum tool_status	 store_order(struct store *, const char *, size_t,
 			    size_t, struct sbuf *);
+static enum tool_status	 store_report(struct store *, const char *, size_t,
+			    size_t, struct sbuf *);
 static int	 store_args(const char *, size_t, size_t,
 		    const char *const *, size_t *);
 static int	 store_product_arg(const char *, size_t, size_t, char *);
@@ -153,7 +163,7 @@ static void	 sbuf_jstr(struct sbuf *, const unsigned char *, size_t);
 static void	 sbuf_column(struct sbuf *, sqlite3_stmt *, int);
 static size_t	 utf8_valid(const unsigned char *, size_t);
 
-/* The four tools, in the order tools/list gives them. */
+/* The five tools, in the order tools/list gives them. */
 static const struct store_tool store_tools[] = {
 	{ "catalog",
 	    "{\"name\":\"catalog\",\"title\":\"Product catalog\","
@@ -203,6 +213,19 @@ static const struct store_tool store_tools[] = {
 	    "\"destructiveHint\":false,\"idempotentHint\":false,"
 	    "\"openWorldHint\":true}}",
 	    store_order },
+	{ "file_report",
+	    "{\"name\":\"file_report\",\"title\":\"File a report\","
+	    "\"description\":\"Store the text of a report, at most 4096 "
+	    "bytes of UTF-8, for the operator to read; returns the report "
+	    "id.\","
+	    "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+	    "\"text\":{\"type\":\"string\",\"minLength\":1,"
+	    "\"maxLength\":4096}},\"required\":[\"text\"],"
+	    "\"additionalProperties\":false},"
+	    "\"annotations\":{\"readOnlyHint\":false,"
+	    "\"destructiveHint\":false,\"idempotentHint\":false,"
+	    "\"openWorldHint\":false}}",
+	    store_report },
 };
 #define STORE_NTOOLS	(sizeof(store_tools) / sizeof(store_tools[0]))
 
@@ -266,6 +289,8 @@ store_open(struct store *st, const char *path)
 		{ offsetof(struct store, order),
 		    "INSERT INTO orders (sku, quantity) "
 		    "SELECT sku, ?2 FROM products WHERE sku = ?1" },
+		{ offsetof(struct store, report),
+		    "INSERT INTO reports (body) VALUES (?1)" },
 	};
 	size_t		 i;
 
@@ -299,6 +324,7 @@ store_close(struct store *st)
 	sqlite3_finalize(st->stock_all);
 	sqlite3_finalize(st->bulletin);
 	sqlite3_finalize(st->order);
+	sqlite3_finalize(st->report);
 	if (sqlite3_close(st->db) != SQLITE_OK)
 		errx(1, "cannot close the database");
 }
@@ -717,6 +743,41 @@ store_order(struct store *st, const char *b, size_t len, size_t args,
 	    (long long)sqlite3_last_insert_rowid(st->db));
 	sbuf_jstr(text, (const unsigned char *)product, strlen(product));
 	sbuf_printf(text, ",\"quantity\":%d}", quantity);
+	return TOOL_OK;
+}
+
+/*
+ * The text is stored as given: json_check() has made sure it is valid
+ * UTF-8 without NUL, so it is a proper TEXT value.  Its bytes never go
+ * anywhere but the database.
+ */
+static enum tool_status
+store_report(struct store *st, const char *b, size_t len, size_t args,
+    struct sbuf *text)
+{
+	static const char *const members[] = { "text", NULL };
+	static char	 body[STORE_REPORT_BYTES + 1];
+	sqlite3_stmt	*q = st->report;
+	size_t		 v[1] = { NONE }, n;
+	int		 rc;
+
+	if (args == NONE || store_args(b, len, args, members, v) == -1 ||
+	    v[0] == NONE || json_type(b, len, v[0]) != JSON_STRING ||
+	    json_string_copy(b, len, v[0], body, sizeof(body), &n) == -1 ||
+	    n == 0)
+		return TOOL_BAD_ARGS;
+
+	if (sqlite3_bind_text(q, 1, body, n, SQLITE_STATIC) != SQLITE_OK) {
+		sqlite3_clear_bindings(q);
+		return store_fail(text, "database error");
+	}
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	if (rc != SQLITE_DONE || sqlite3_changes(st->db) != 1)
+		return store_fail(text, "database error");
+	sbuf_printf(text, "{\"report_id\":%lld}",
+	    (long long)sqlite3_last_insert_rowid(st->db));
 	return TOOL_OK;
 }
 

@@ -139,15 +139,29 @@ call_refused(const char *name, const char *args)
 	rpc_exact(req, want);
 }
 
-/* The number of order rows, read with the sqlite3 command. */
+/* The number of rows of a table, read with the sqlite3 command. */
 static int
-orders(void)
+rows(const char *table)
 {
 	char		 out[64];
 
 	ATF_REQUIRE_EQ(test_sh_out(out, sizeof(out), "sqlite3 -batch %s "
-	    "'SELECT count(*) FROM orders'", DB), 0);
+	    "'SELECT count(*) FROM %s'", DB, table), 0);
 	return atoi(out);
+}
+
+static int
+orders(void)
+{
+	return rows("orders");
+}
+
+/* The bytes of report id as stored, in upper-case hex, into out. */
+static void
+report_hex(int id, char *out, size_t outsz)
+{
+	ATF_REQUIRE_EQ(test_sh_out(out, outsz, "sqlite3 -batch %s "
+	    "'SELECT hex(body) FROM reports WHERE id = %d'", DB, id), 0);
 }
 
 static void
@@ -232,12 +246,14 @@ STORE_TC(tools_before_initialize_refused,
 	ATF_CHECK_EQ(orders(), 0);
 }
 
-STORE_TC(tools_list_exactly_four,
-    "tools/list gives exactly catalog, stock_level, supplier_bulletin and "
-    "supplier_order, each with an object inputSchema, in one page")
+STORE_TC(tools_list_exactly_five,
+    "tools/list gives exactly catalog, stock_level, supplier_bulletin, "
+    "supplier_order and file_report, each with an object inputSchema, in "
+    "one page")
 {
 	static const char *const want[] = {
-		"catalog", "stock_level", "supplier_bulletin", "supplier_order"
+		"catalog", "stock_level", "supplier_bulletin", "supplier_order",
+		"file_report"
 	};
 	char		 path[32], name[64];
 	size_t		 len, i;
@@ -250,9 +266,9 @@ STORE_TC(tools_list_exactly_four,
 	ATF_REQUIRE(json_raw_is(resp, len, json_at(resp, len, "id"),
 	    "\"list\""));
 	ATF_REQUIRE_EQ(json_count(resp, len, json_at(resp, len,
-	    "result.tools")), 4);
+	    "result.tools")), 5);
 	ATF_CHECK(json_at(resp, len, "result.nextCursor") == TEST_NONE);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), "result.tools.%zu.name", i);
 		json_text(resp, len, json_at(resp, len, path), name,
 		    sizeof(name));
@@ -265,7 +281,7 @@ STORE_TC(tools_list_exactly_four,
 	/* The same list without params; a cursor was never given out. */
 	len = rpc(RPC "\"id\":2,\"method\":\"tools/list\"}");
 	ATF_CHECK_EQ(json_count(resp, len, json_at(resp, len,
-	    "result.tools")), 4);
+	    "result.tools")), 5);
 	rpc_exact(RPC "\"id\":3,\"method\":\"tools/list\",\"params\":"
 	    "{\"cursor\":\"x\"}}", RPC "\"id\":3,\"error\":{\"code\":-32602,"
 	    "\"message\":\"Invalid cursor\"}}");
@@ -624,6 +640,84 @@ STORE_TC(bulletin_is_hostile,
 	ATF_CHECK_EQ(orders(), 0);
 }
 
+STORE_TC(file_report_stores_text,
+    "file_report stores the text's bytes, escapes decoded, as one reports "
+    "row and returns its id; mkstore counts and prints it")
+{
+	char		 out[256];
+
+	mkstore(tc, "init");
+	ATF_REQUIRE_EQ(rows("reports"), 0);
+	server_start(tc);
+	server_init();
+	ATF_REQUIRE_EQ(call("file_report", "{\"text\":"
+	    "\"stock report: product SKU-VANILLA stock 37 uid 65534\"}"), 0);
+	ATF_CHECK_STREQ(text, "{\"report_id\":1}");
+	/* \" \\ \n \u00e9, raw UTF-8 and a surrogate pair, as bytes. */
+	ATF_REQUIRE_EQ(call("file_report", "{\"text\":"
+	    "\"a\\\"b\\\\c\\nd\\u00e9\xe2\x82\xac\\ud83d\\ude00\"}"), 0);
+	ATF_CHECK_STREQ(text, "{\"report_id\":2}");
+	server_end();
+	ATF_CHECK_EQ(rows("reports"), 2);
+	ATF_CHECK_EQ(orders(), 0);
+	report_hex(1, out, sizeof(out));
+	ATF_CHECK_STREQ(out, "73746F636B207265706F72743A2070726F6475637420"
+	    "534B552D56414E494C4C412073746F636B20333720756964203635353334\n");
+	report_hex(2, out, sizeof(out));
+	ATF_CHECK_STREQ(out, "6122625C630A64C3A9E282ACF09F9880\n");
+	/* mkstore: the count, and the latest text made safe to print. */
+	ATF_REQUIRE_EQ(test_sh_out(out, sizeof(out),
+	    "'%s/../../examples/store/mkstore' -f %s reports",
+	    atf_tc_get_config_var(tc, "srcdir"), DB), 0);
+	ATF_CHECK_STREQ(out, "2\n");
+	ATF_REQUIRE_EQ(test_sh_out(out, sizeof(out),
+	    "'%s/../../examples/store/mkstore' -f %s report",
+	    atf_tc_get_config_var(tc, "srcdir"), DB), 0);
+	ATF_CHECK_STREQ(out, "a\"b\\c?d?????????\n");
+}
+
+STORE_TC(file_report_bound_is_4096_bytes,
+    "file_report takes 1 to 4096 bytes of text, counted as UTF-8 bytes "
+    "after unescaping; anything else is -32602 and stores nothing")
+{
+	static char	 args[8192];
+	char		 out[64];
+	size_t		 n, i;
+
+	mkstore(tc, "init");
+	server_start(tc);
+	server_init();
+	/* 4096 bytes of 'r', then 4097. */
+	n = snprintf(args, sizeof(args), "{\"text\":\"");
+	memset(args + n, 'r', 4096);
+	memcpy(args + n + 4096, "\"}", 3);
+	ATF_REQUIRE_EQ(call("file_report", args), 0);
+	ATF_CHECK_STREQ(text, "{\"report_id\":1}");
+	memset(args + n, 'r', 4097);
+	memcpy(args + n + 4097, "\"}", 3);
+	call_refused("file_report", args);
+	/* 2048 two-byte characters are 4096 bytes; 2049 are too many. */
+	for (i = 0; i < 2049; i++)
+		memcpy(args + n + 2 * i, "\xc3\xa9", 2);
+	memcpy(args + n + 2 * 2049, "\"}", 3);
+	call_refused("file_report", args);
+	memcpy(args + n + 2 * 2048, "\"}", 3);
+	ATF_REQUIRE_EQ(call("file_report", args), 0);
+	ATF_CHECK_STREQ(text, "{\"report_id\":2}");
+	/* Outside the schema. */
+	call_refused("file_report", "{\"text\":\"\"}");
+	call_refused("file_report", "{}");
+	call_refused("file_report", "{\"text\":42}");
+	call_refused("file_report", "{\"text\":[\"a\"]}");
+	call_refused("file_report", "{\"text\":\"a\",\"to\":\"b\"}");
+	server_end();
+	ATF_CHECK_EQ(rows("reports"), 2);
+	ATF_REQUIRE_EQ(test_sh_out(out, sizeof(out), "sqlite3 -batch %s "
+	    "'SELECT length(CAST(body AS BLOB)) FROM reports ORDER BY id'",
+	    DB), 0);
+	ATF_CHECK_STREQ(out, "4096\n4096\n");
+}
+
 STORE_TC(stderr_never_carries_requests,
     "a canary in ids, methods, tool names, arguments, bad and long lines "
     "never reaches stderr: it stays empty")
@@ -644,6 +738,11 @@ STORE_TC(stderr_never_carries_requests,
 	rpc(RPC "\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
 	    "\"supplier_order\",\"arguments\":{\"product\":\"" CANARY
 	    "\",\"quantity\":7}}}");
+	rpc(RPC "\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"file_report\",\"arguments\":{\"text\":\"" CANARY "\"}}}");
+	rpc(RPC "\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"file_report\",\"arguments\":{\"text\":\"" CANARY "\","
+	    "\"x\":1}}}");
 	rpc(CANARY);
 	memset(big, 'C', sizeof(big));
 	memcpy(big, CANARY, sizeof(CANARY) - 1);
@@ -684,7 +783,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, initialize_answers_2025_06_18);
 	ATF_TP_ADD_TC(tp, tools_before_initialize_refused);
-	ATF_TP_ADD_TC(tp, tools_list_exactly_four);
+	ATF_TP_ADD_TC(tp, tools_list_exactly_five);
 	ATF_TP_ADD_TC(tp, ids_echoed_exactly);
 	ATF_TP_ADD_TC(tp, unknown_method_is_32601);
 	ATF_TP_ADD_TC(tp, malformed_messages_refused);
@@ -696,6 +795,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, arguments_outside_schema_refused);
 	ATF_TP_ADD_TC(tp, supplier_order_records_row);
 	ATF_TP_ADD_TC(tp, bulletin_is_hostile);
+	ATF_TP_ADD_TC(tp, file_report_stores_text);
+	ATF_TP_ADD_TC(tp, file_report_bound_is_4096_bytes);
 	ATF_TP_ADD_TC(tp, stderr_never_carries_requests);
 	ATF_TP_ADD_TC(tp, database_required);
 	return atf_no_error();

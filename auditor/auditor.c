@@ -16,11 +16,13 @@
  */
 
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 
 #include <event.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +31,9 @@
 #include "log.h"
 #include "proc.h"
 #include "sandbox.h"
+
+/* The auditor's nice value: a background task beside the request path. */
+#define AUDIT_NICE	10
 
 _Static_assert(AUDIT_QUEUE_MAX <= AUDIT_BATCH_MAX,
     "one queue is one transaction");
@@ -52,6 +57,7 @@ static void	audit_dispatch_parent(struct imsg *);
 static void	audit_dispatch_gateway(struct imsg *);
 static void	audit_dispatch_docker(struct imsg *);
 static void	audit_db_open(const struct ctl_init *);
+static void	audit_background(void);
 static void	audit_enqueue(enum cmcp_proc, struct imsg *);
 static void	audit_commit(void);
 static void	audit_commit_cb(int, short, void *);
@@ -105,6 +111,7 @@ audit_main(const struct ctl_init *ci)
 	 */
 	proc_stopping();
 	evtimer_set(&audit_ev_commit, audit_commit_cb, NULL);
+	audit_background();
 	sandbox_apply(ci, audit_sandbox, nitems(audit_sandbox));
 	proc_ready();
 	if (event_dispatch() == -1)
@@ -196,6 +203,26 @@ audit_db_open(const struct ctl_init *ci)
 		fatal("seteuid 0");
 	if (audit_db == NULL)
 		fatalx("cannot open the audit database");
+}
+
+/*
+ * Most of a commit is the wait for the disk; its CPU share (SQLite, the
+ * hashes) falls mostly on records nobody waits for, a call's start and
+ * result, while the bridge and the gateway answer the agent.  As a batch
+ * task at a lower priority the auditor does not preempt them when a
+ * record wakes it; a record that an act waits for is committed while
+ * they sleep.  Durability and the order of acks do not change.
+ */
+static void
+audit_background(void)
+{
+	struct sched_param	 sp;
+
+	memset(&sp, 0, sizeof(sp));
+	if (sched_setscheduler(0, SCHED_BATCH, &sp) == -1)
+		fatal("sched_setscheduler");
+	if (setpriority(PRIO_PROCESS, 0, AUDIT_NICE) == -1)
+		fatal("setpriority");
 }
 
 /*

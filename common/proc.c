@@ -502,7 +502,7 @@ proc_log_sink(int pri, const char *msg)
 		return;
 }
 
-/* Channels: one imsgbuf and one read (and, when queued, write) event. */
+/* Channels: one imsgbuf and one event, read (and write while blocked). */
 void
 proc_chan_open(enum cmcp_proc peer, int fd, void (*dispatch)(struct imsg *),
     void (*closed)(enum cmcp_proc))

@@ -74,6 +74,8 @@ struct gw_pending {
 	struct gw_decision	 p_d;
 	char			*p_args;	/* AGENT_FRAME_BYTES */
 	size_t			 p_arglen;
+	struct timespec		 p_sent;	/* its decision record */
+	long long		 p_wait_us;	/* until its ack (bench/calls) */
 };
 
 static struct {
@@ -573,6 +575,10 @@ gw_request(struct imsg *imsg)
 	}
 	p->p_id = gw.audit_id;
 	p->p_active = 1;
+	p->p_wait_us = 0;
+	/* The wait for the durable record, apart from our own work. */
+	if (clock_gettime(CLOCK_MONOTONIC, &p->p_sent) == -1)
+		fatal("clock_gettime");
 #ifdef CMCP_TEST
 	if (gw.noauditwait)
 		gw_act();
@@ -800,6 +806,7 @@ gw_audit_ack(struct imsg *imsg)
 {
 	struct audit_ack	 aa;
 	struct timeval		 tv;
+	struct timespec		 now;
 	uint32_t		 id = imsg_get_peerid(imsg);
 
 	if (imsg_get_data(imsg, &aa, sizeof(aa)) == -1)
@@ -820,8 +827,14 @@ gw_audit_ack(struct imsg *imsg)
 	}
 	if (gw.pol_wait && id == gw.pol_audit_id)
 		gw_policy_done(NULL);
-	if (gw.pend.p_active && id == gw.pend.p_id)
+	if (gw.pend.p_active && id == gw.pend.p_id) {
+		if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+			fatal("clock_gettime");
+		gw.pend.p_wait_us =
+		    (long long)(now.tv_sec - gw.pend.p_sent.tv_sec) * 1000000 +
+		    (now.tv_nsec - gw.pend.p_sent.tv_nsec) / 1000;
 		gw_act();
+	}
 	if (gw.report_wait && gw.audit_pending == 0)
 		gw_report();
 }
@@ -910,10 +923,11 @@ gw_call(const struct gw_decision *d, const char *args, size_t arglen)
 		    rlen);
 		explicit_bzero(gw.result, rlen);
 		log_debug("request %llu: operation %s: delivered, %zu bytes "
-		    "back%s, session label %s, upstream %lld us",
+		    "back%s, session label %s, audit wait %lld us, "
+		    "upstream %lld us",
 		    (unsigned long long)gw.res.gr_calls, d->op->name, rlen,
 		    iserr ? " (tool error)" : "",
-		    gw.conf->c_labels[gw.s.s_label],
+		    gw.conf->c_labels[gw.s.s_label], gw.pend.p_wait_us,
 		    (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
 		    (t1.tv_nsec - t0.tv_nsec) / 1000);
 		return;

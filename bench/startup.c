@@ -256,7 +256,7 @@ main(int argc, char *argv[])
 		    "10001:10001", "--pids-limit", "32", "--memory", "64m",
 		    "--memory-swap", "64m", "--ulimit", "core=0:0",
 		    "--ulimit", "nofile=256:256", "--ulimit", "nproc=32:32",
-		    "--log-driver", "none", "--ipc", "private", "--cgroupns",
+		    "--log-driver", "none", "--ipc", "none", "--cgroupns",
 		    "private", "--mount", mnt, "--entrypoint", "/cmcp-init",
 		    "-e", "PATH=/usr/bin:/bin", "--workdir", "/",
 		    "--stop-timeout", "0", "--label",

@@ -46,6 +46,11 @@
 #define DKR_ATTACH_HEAD_BYTES	(16 * 1024)
 #define DKR_LIST_MAX		256
 
+#ifdef CMCP_TEST
+/* Test build: what WEAKEN_CORE lifts the core limit to, soft and hard. */
+#define DKR_WEAKEN_CORE_BYTES	(64LL * 1024 * 1024)
+#endif
+
 /* Per-call timeouts. */
 #define DKR_CALL_TIMEOUT_MS	20000
 #define DKR_ATTACH_TIMEOUT_MS	5000
@@ -211,6 +216,10 @@ enum dkr_reason	 dkr_template_check(const struct dkr_template *);
 char		*dkr_template_body(const struct dkr_template *,
 		    enum dkr_reason *);
 enum dkr_outcome dkr_exit_outcome(int64_t);
+#ifdef CMCP_TEST
+/* Test build: weaken fields of a create body (enum session_weaken). */
+char		*dkr_template_weaken(char *, int);
+#endif
 
 /* dkr_verify.c: each returns DKR_OK or the reason, and fills why */
 enum dkr_reason	 dkr_inspect_verify(const char *, size_t,

@@ -27,10 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef CMCP_TEST
-#include <cjson/cJSON.h>
-#endif
-
 #include "dkr_sandbox.h"
 
 #define SB_DELETE_TRIES		3
@@ -50,9 +46,6 @@ static int	 sb_run(struct dkr_client *, const struct dkr_template *,
 static void	 sb_finish(struct dkr_client *, enum sb_end,
 		    struct dkr_sandbox_result *);
 static void	 sb_cleanup(struct dkr_client *, struct dkr_sandbox_result *);
-#ifdef CMCP_TEST
-static char	*sb_weaken(char *, int);
-#endif
 
 static const char *const sb_outcomes[] = {
 	[DKR_SB_REFUSED] =	"REFUSED",
@@ -340,7 +333,7 @@ sb_create(struct dkr_client *c, const struct dkr_template *t,
 	if ((body = dkr_template_body(t, &r)) == NULL)
 		return sb_refuse(res, dkr_reason_str(r));
 #ifdef CMCP_TEST
-	if ((body = sb_weaken(body, t->weaken)) == NULL)
+	if ((body = dkr_template_weaken(body, t->weaken)) == NULL)
 		return sb_refuse(res, "sandbox: weaken failed");
 #endif
 	rv = dkr_create(c, body, res->id, &r);
@@ -477,35 +470,3 @@ sb_cleanup(struct dkr_client *c, struct dkr_sandbox_result *res)
 	res->gone = 0;
 	strlcpy(res->why, "sandbox: absence not confirmed", sizeof(res->why));
 }
-
-#ifdef CMCP_TEST
-/*
- * Test build only: the create body with the fields of weaken (enum
- * session_weaken) changed, so that the tests show admission refusing the
- * container and, with noadmit, the leak.  body is freed; NULL on failure.
- */
-static char *
-sb_weaken(char *body, int weaken)
-{
-	cJSON	*root, *hc;
-	char	*s = NULL;
-
-	if (weaken == WEAKEN_NONE)
-		return body;
-	if ((weaken & ~(WEAKEN_NETWORK | WEAKEN_ROOTFS)) != 0 ||
-	    (root = cJSON_Parse(body)) == NULL) {
-		free(body);
-		return NULL;
-	}
-	free(body);
-	if ((hc = cJSON_GetObjectItemCaseSensitive(root, "HostConfig")) !=
-	    NULL && (!(weaken & WEAKEN_NETWORK) ||
-	    cJSON_ReplaceItemInObjectCaseSensitive(hc, "NetworkMode",
-	    cJSON_CreateString("host"))) && (!(weaken & WEAKEN_ROOTFS) ||
-	    cJSON_ReplaceItemInObjectCaseSensitive(hc, "ReadonlyRootfs",
-	    cJSON_CreateFalse())))
-		s = cJSON_PrintUnformatted(root);
-	cJSON_Delete(root);
-	return s;
-}
-#endif

@@ -19,6 +19,9 @@
 
 #include <cjson/cJSON.h>
 
+#ifdef CMCP_TEST
+#include "cmcp.h"		/* enum session_weaken */
+#endif
 #include "dkr.h"
 
 static const char *const reasons[DKR_R_MAX] = {
@@ -298,7 +301,11 @@ build(const struct dkr_template *t, cJSON *root)
 	    cJSON_AddStringToObject(o, DKR_LABEL_SESSION, t->session) == NULL)
 		return -1;
 
-	/* MaskedPaths and ReadonlyPaths are never sent: Docker's defaults. */
+	/*
+	 * MaskedPaths and ReadonlyPaths are never sent: Docker's defaults.
+	 * IpcMode none: a private IPC namespace without /dev/shm, where
+	 * "private" would mount a tmpfs the workload can write.
+	 */
 	if ((hc = cJSON_AddObjectToObject(root, "HostConfig")) == NULL ||
 	    cJSON_AddStringToObject(hc, "NetworkMode", none) == NULL ||
 	    cJSON_AddTrueToObject(hc, "ReadonlyRootfs") == NULL ||
@@ -324,7 +331,7 @@ build(const struct dkr_template *t, cJSON *root)
 	    cJSON_AddFalseToObject(hc, "AutoRemove") == NULL ||
 	    cJSON_AddFalseToObject(hc, "Init") == NULL ||
 	    cJSON_AddStringToObject(hc, "PidMode", "") == NULL ||
-	    cJSON_AddStringToObject(hc, "IpcMode", "private") == NULL ||
+	    cJSON_AddStringToObject(hc, "IpcMode", none) == NULL ||
 	    cJSON_AddStringToObject(hc, "UTSMode", "") == NULL ||
 	    cJSON_AddStringToObject(hc, "UsernsMode", "") == NULL ||
 	    cJSON_AddStringToObject(hc, "CgroupnsMode", "private") == NULL ||
@@ -353,6 +360,80 @@ dkr_template_body(const struct dkr_template *t, enum dkr_reason *reason)
 	cJSON_Delete(root);
 	return s;
 }
+
+#ifdef CMCP_TEST
+/* Replace o's member name by v, which is consumed; 0, or -1 if none. */
+static int
+weaken_set(cJSON *o, const char *name, cJSON *v)
+{
+	if (v == NULL)
+		return -1;
+	if (o == NULL || !cJSON_ReplaceItemInObjectCaseSensitive(o, name, v)) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* The core entry of Ulimits, soft and hard lifted. */
+static int
+weaken_core(cJSON *hc)
+{
+	cJSON	*u, *n;
+
+	cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(hc,
+	    "Ulimits")) {
+		n = cJSON_GetObjectItemCaseSensitive(u, "Name");
+		if (!cJSON_IsString(n) || strcmp(n->valuestring, "core") != 0)
+			continue;
+		if (weaken_set(u, "Soft",
+		    cJSON_CreateNumber(DKR_WEAKEN_CORE_BYTES)) == -1 ||
+		    weaken_set(u, "Hard",
+		    cJSON_CreateNumber(DKR_WEAKEN_CORE_BYTES)) == -1)
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Test build only: the create body with the fields of weaken (a bitmask
+ * of enum session_weaken) changed, for the agent's container and the
+ * sandbox tool's alike, so that the tests show admission refusing the
+ * container the engine then reports and, with the check bypassed, the
+ * leak.  body is freed; the new body to free(3), or NULL for an unknown
+ * bit or a body without the field.
+ */
+char *
+dkr_template_weaken(char *body, int weaken)
+{
+	cJSON	*root, *hc;
+	char	*s = NULL;
+	int	 bad = 0;
+
+	if (weaken == WEAKEN_NONE)
+		return body;
+	root = (weaken & ~(WEAKEN_MAX - 1)) == 0 ? cJSON_Parse(body) : NULL;
+	free(body);
+	if (root == NULL)
+		return NULL;
+	hc = cJSON_GetObjectItemCaseSensitive(root, "HostConfig");
+	if (weaken & WEAKEN_NETWORK)
+		bad |= weaken_set(hc, "NetworkMode",
+		    cJSON_CreateString("host"));
+	if (weaken & WEAKEN_ROOTFS)
+		bad |= weaken_set(hc, "ReadonlyRootfs", cJSON_CreateFalse());
+	if (weaken & WEAKEN_LOGS)
+		bad |= weaken_set(cJSON_GetObjectItemCaseSensitive(hc,
+		    "LogConfig"), "Type", cJSON_CreateString("json-file"));
+	if (weaken & WEAKEN_CORE)
+		bad |= weaken_core(hc);
+	if (!bad)
+		s = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return s;
+}
+#endif
 
 /* The container's exit status as cmcp-init encodes it. */
 enum dkr_outcome

@@ -328,7 +328,7 @@ static const struct {
 	{ DKR_R_LINKS,		"Links",		W_EMPTY, NULL },
 	{ DKR_R_GROUPADD,	"GroupAdd",		W_EMPTY, NULL },
 	{ DKR_R_PIDMODE,	"PidMode",		W_STR,	"" },
-	{ DKR_R_IPCMODE,	"IpcMode",		W_STR,	"private" },
+	{ DKR_R_IPCMODE,	"IpcMode",		W_STR,	"none" },
 	{ DKR_R_UTSMODE,	"UTSMode",		W_STR,	"" },
 	{ DKR_R_USERNSMODE,	"UsernsMode",		W_STR,	"" },
 	{ DKR_R_CGROUPNS,	"CgroupnsMode",		W_STR,	"private" },

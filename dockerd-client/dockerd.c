@@ -25,10 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef CMCP_TEST
-#include <cjson/cJSON.h>
-#endif
-
 #include "auditrec.h"
 #include "log.h"
 #include "proc.h"
@@ -147,9 +143,6 @@ static void	dkr_audit(enum audit_kind, enum audit_decision, const char *,
 static void	dkr_audit_ack(struct imsg *);
 static void	dkr_audit_code(const char *, char *, size_t);
 static void	dkr_profile_digest(uint8_t *);
-#ifdef CMCP_TEST
-static char	*dkr_weaken(char *, int);
-#endif
 
 /*
  * dockerd-client's system calls on top of the baseline of common/sandbox.c,
@@ -594,7 +587,11 @@ dkr_container_create(void)
 		return (-1);
 	}
 #ifdef CMCP_TEST
-	body = dkr_weaken(body, dkr.req.sd_weaken);
+	if ((body = dkr_template_weaken(body, dkr.req.sd_weaken)) == NULL)
+		fatalx("weaken: unknown field or bad body");
+	if (dkr.req.sd_weaken != WEAKEN_NONE)
+		log_warnx("test build: create body weakened (%d)",
+		    dkr.req.sd_weaken);
 #endif
 	if (dkr_create(c, body, dkr.id, &r) == -1) {
 		free(body);
@@ -1136,57 +1133,3 @@ dkr_template_fill(const struct session_docker *sd, struct dkr_template *t)
 	t->deadline_ms = sd->sd_deadline_ms;
 	return (dkr_template_check(t) == DKR_OK ? 0 : -1);
 }
-
-#ifdef CMCP_TEST
-/*
- * Test build only: weaken fields of the create body (a bitmask of
- * enum session_weaken), to show that admission refuses the container the
- * engine then reports.
- */
-static char *
-dkr_weaken(char *body, int weaken)
-{
-	cJSON	*root, *hc, *log, *a, *u, *n;
-	char	*s;
-
-	if (weaken == WEAKEN_NONE)
-		return (body);
-	if ((weaken & ~(WEAKEN_MAX - 1)) != 0)
-		fatalx("weaken: unknown field");
-	if ((root = cJSON_Parse(body)) == NULL ||
-	    (hc = cJSON_GetObjectItemCaseSensitive(root, "HostConfig")) ==
-	    NULL)
-		fatalx("weaken: bad body");
-	if (weaken & WEAKEN_NETWORK)
-		cJSON_ReplaceItemInObjectCaseSensitive(hc, "NetworkMode",
-		    cJSON_CreateString("host"));
-	if (weaken & WEAKEN_ROOTFS)
-		cJSON_ReplaceItemInObjectCaseSensitive(hc, "ReadonlyRootfs",
-		    cJSON_CreateFalse());
-	if (weaken & WEAKEN_LOGS) {
-		log = cJSON_GetObjectItemCaseSensitive(hc, "LogConfig");
-		cJSON_ReplaceItemInObjectCaseSensitive(log, "Type",
-		    cJSON_CreateString("json-file"));
-	}
-	if (weaken & WEAKEN_CORE) {
-		/* The core limit lifted to 64 MiB, soft and hard. */
-		a = cJSON_GetObjectItemCaseSensitive(hc, "Ulimits");
-		cJSON_ArrayForEach(u, a) {
-			n = cJSON_GetObjectItemCaseSensitive(u, "Name");
-			if (!cJSON_IsString(n) ||
-			    strcmp(n->valuestring, "core") != 0)
-				continue;
-			cJSON_ReplaceItemInObjectCaseSensitive(u, "Soft",
-			    cJSON_CreateNumber(64 * 1024 * 1024));
-			cJSON_ReplaceItemInObjectCaseSensitive(u, "Hard",
-			    cJSON_CreateNumber(64 * 1024 * 1024));
-		}
-	}
-	if ((s = cJSON_PrintUnformatted(root)) == NULL)
-		fatalx("weaken: print");
-	cJSON_Delete(root);
-	free(body);
-	log_warnx("test build: create body weakened (%d)", weaken);
-	return (s);
-}
-#endif

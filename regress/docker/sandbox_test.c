@@ -7,7 +7,7 @@
  * Skipped, with the reason, when no engine listens on the test socket:
  * $CMCP_TEST_DOCKER_SOCK, the docker_sock configuration variable, or
  * /run/cmcp-test/docker.sock.  Every test labels its containers with its
- * own instance and sweeps that label in its cleanup.
+ * own instance, regress-sb-<case>, and sweeps that label in its cleanup.
  *
  * The attacks from inside the report run regress/docker/fixtures/sbprobe
  * (in the test image only), which prints "key ok" or "key ERRNO-NAME";
@@ -50,6 +50,7 @@
 #define OBSERVER_WAIT_MS 5000
 #define OBSERVER_LOG_BYTES (64 * 1024)
 #define CANARY_BYTES	32
+#define SCRIPT_BYTES	1024
 /* sbprobe's connect: longer than any refusal, so a timeout is seen. */
 #define CONNECT_MS	"3000"
 
@@ -63,6 +64,44 @@ struct observer {
 	int	 port4;
 	int	 port6;
 };
+
+/*
+ * A network case: the observer, a fresh canary, the script that tries to
+ * deliver the canary to it (net_script), and the observer's log.
+ */
+struct netprobe {
+	struct observer	 o;
+	char		 canary[CANARY_BYTES];
+	char		 src[SCRIPT_BYTES];
+	char		 log[OBSERVER_LOG_BYTES];
+};
+
+/*
+ * A case on the engine, run as root, whose containers carry its own
+ * instance label; the cleanup ends an observer the body left and removes
+ * whatever carries the label.  The body follows.
+ */
+#define SB_TC(name, secs, descr)					\
+ATF_TC_WITH_CLEANUP(name);						\
+ATF_TC_HEAD(name, tc)							\
+{									\
+	atf_tc_set_md_var(tc, "descr", descr);				\
+	atf_tc_set_md_var(tc, "require.user", "root");			\
+	atf_tc_set_md_var(tc, "timeout", secs);				\
+	atf_tc_set_md_var(tc, "X-instance", "regress-sb-" #name);	\
+}									\
+ATF_TC_CLEANUP(name, tc)						\
+{									\
+	observer_reap();						\
+	sweep(tc);							\
+}									\
+ATF_TC_BODY(name, tc)
+
+static const char *
+instance(const atf_tc_t *tc)
+{
+	return atf_tc_get_md_var(tc, "X-instance");
+}
 
 static const char *
 sock_path(const atf_tc_t *tc)
@@ -89,11 +128,11 @@ engine(const atf_tc_t *tc)
 
 /*
  * The tool as the configuration's defaults make it (uid 65534:65534,
- * /sandbox-runner), on the test engine and image, labelled instance.
+ * /sandbox-runner), on the test engine and image, labelled with the
+ * case's instance.
  */
 static void
-spec(const atf_tc_t *tc, struct dkr_sandbox_spec *sp, const char *instance,
-    int64_t deadline_ms)
+spec(const atf_tc_t *tc, struct dkr_sandbox_spec *sp, int64_t deadline_ms)
 {
 	char	 path[1024], line[512], *v;
 	FILE	*f;
@@ -119,7 +158,7 @@ spec(const atf_tc_t *tc, struct dkr_sandbox_spec *sp, const char *instance,
 	ATF_REQUIRE_MSG(access(sp->init_path, X_OK) == 0, "%s",
 	    sp->init_path);
 	strlcpy(sp->sock, sock_path(tc), sizeof(sp->sock));
-	strlcpy(sp->instance, instance, sizeof(sp->instance));
+	strlcpy(sp->instance, instance(tc), sizeof(sp->instance));
 	strlcpy(sp->session, "sb1", sizeof(sp->session));
 	sp->deadline_ms = deadline_ms;
 }
@@ -147,24 +186,16 @@ images_env(const atf_tc_t *tc, const char *name, char *value, size_t size)
 	    "docker-images", name, path);
 }
 
-/* VOLUME_IMAGE of build-images. */
-static void
-volume_image(const atf_tc_t *tc, char *image, size_t size)
-{
-	images_env(tc, "VOLUME_IMAGE", image, size);
-	ATF_REQUIRE(dkr_image_id_valid(image));
-}
-
-/* How many containers carry the instance label. */
+/* How many containers carry the case's instance label. */
 static size_t
-containers_of(const atf_tc_t *tc, const char *instance)
+containers_of(const atf_tc_t *tc)
 {
 	static char		 ids[DKR_LIST_MAX][DKR_CONTAINER_ID_BYTES];
 	struct dkr_client	 c;
 	size_t			 n;
 
 	ATF_REQUIRE_MSG(dkr_client_init(&c, sock_path(tc)) == 0, "%s", c.err);
-	ATF_REQUIRE_MSG(dkr_list(&c, instance, NULL, ids, DKR_LIST_MAX,
+	ATF_REQUIRE_MSG(dkr_list(&c, instance(tc), NULL, ids, DKR_LIST_MAX,
 	    &n) == 0, "%s", c.err);
 	dkr_client_free(&c);
 	return n;
@@ -172,7 +203,7 @@ containers_of(const atf_tc_t *tc, const char *instance)
 
 /* Cleanup: remove whatever a failed run left under the instance label. */
 static void
-sweep(const atf_tc_t *tc, const char *instance)
+sweep(const atf_tc_t *tc)
 {
 	static char		 ids[DKR_LIST_MAX][DKR_CONTAINER_ID_BYTES];
 	struct dkr_client	 c;
@@ -180,7 +211,7 @@ sweep(const atf_tc_t *tc, const char *instance)
 
 	if (dkr_client_init(&c, sock_path(tc)) == -1)
 		return;
-	if (dkr_list(&c, instance, NULL, ids, DKR_LIST_MAX, &n) == 0)
+	if (dkr_list(&c, instance(tc), NULL, ids, DKR_LIST_MAX, &n) == 0)
 		for (i = 0; i < n; i++)
 			(void)dkr_delete(&c, ids[i]);
 	dkr_client_free(&c);
@@ -204,48 +235,43 @@ run(const struct dkr_sandbox_spec *sp, const char *src, const char *in,
 
 /* A run that happened: its container existed and is confirmed gone. */
 static void
-ran_and_gone(const atf_tc_t *tc, int rv, const struct dkr_sandbox_result *res,
-    const char *instance)
+ran_and_gone(const atf_tc_t *tc, int rv, const struct dkr_sandbox_result *res)
 {
 	ATF_CHECK_EQ(rv, 0);
 	ATF_CHECK(res->created);
 	ATF_CHECK(res->gone);
 	ATF_CHECK(dkr_container_id_valid(res->id));
-	ATF_CHECK_EQ(containers_of(tc, instance), 0);
-}
-
-/* A refusal before any container: nothing created, nothing listed. */
-static void
-refused_before(const atf_tc_t *tc, int rv,
-    const struct dkr_sandbox_result *res, const char *instance,
-    const char *why)
-{
-	ATF_CHECK_EQ(rv, -1);
-	ATF_CHECK_EQ(res->outcome, DKR_SB_REFUSED);
-	ATF_CHECK_STREQ(res->why, why);
-	ATF_CHECK(!res->created);
-	ATF_CHECK_STREQ(res->id, "");
-	ATF_CHECK_EQ(res->outlen, 0);
-	ATF_CHECK_EQ(containers_of(tc, instance), 0);
+	ATF_CHECK_EQ(containers_of(tc), 0);
 }
 
 /*
- * A weakened container that the profile check refused after create: it
- * existed, no byte went in or came out, and it is confirmed gone.
+ * Run src over in: it ran, ended with want, and its container is
+ * confirmed gone.  The result stays valid until the next call.
  */
-static void
-refused_after_create(const atf_tc_t *tc, int rv,
-    const struct dkr_sandbox_result *res, const char *instance,
-    const char *why)
+static const struct dkr_sandbox_result *
+ran(const atf_tc_t *tc, const struct dkr_sandbox_spec *sp, const char *src,
+    const char *in, size_t inlen, enum dkr_sandbox_outcome want)
 {
-	ATF_CHECK_EQ(rv, -1);
-	ATF_CHECK_EQ(res->outcome, DKR_SB_REFUSED);
-	ATF_CHECK_STREQ(res->why, why);
-	ATF_CHECK(res->created);
-	ATF_CHECK(res->gone);
-	ATF_CHECK_EQ(res->outlen, 0);
-	ATF_CHECK_EQ(res->stdout_bytes, 0);
-	ATF_CHECK_EQ(containers_of(tc, instance), 0);
+	static struct dkr_sandbox_result res;
+
+	ran_and_gone(tc, run(sp, src, in, inlen, &res), &res);
+	ATF_CHECK_EQ_MSG(res.outcome, want, "%s",
+	    dkr_sandbox_outcome_str(res.outcome));
+	return &res;
+}
+
+/*
+ * A script of probes, no input: it completes, and its output, "key
+ * value" lines, is printed for the record.
+ */
+static const struct dkr_sandbox_result *
+probe(const atf_tc_t *tc, const struct dkr_sandbox_spec *sp, const char *src)
+{
+	const struct dkr_sandbox_result	*res;
+
+	res = ran(tc, sp, src, "", 0, DKR_SB_COMPLETED);
+	printf("%s", res->out);
+	return res;
 }
 
 /* The value of out's first "key value" line; "(missing)" if none. */
@@ -269,27 +295,94 @@ probe_value(const char *out, const char *key)
 	return "(missing)";
 }
 
-#define CHECK_PROBE(out, key, want)					\
-	ATF_CHECK_STREQ_MSG(probe_value((out), (key)), (want), "%s", (key))
-
-/* PID 1 neither stopped nor dead: sleeping in sigtimedwait, or running. */
-#define CHECK_PID1_ALIVE(out, key) do {					\
-	const char *st_ = probe_value((out), (key));			\
-	ATF_CHECK_MSG(strcmp(st_, "S") == 0 || strcmp(st_, "R") == 0,	\
-	    "%s: PID 1 state %s", (key), st_);				\
-} while (0)
-
-/* A fresh canary, "CANARY-sb-" and hex, for the observer to find. */
-static void
-canary(char *buf, size_t size)
+/* 1 when v is one of the "|"-separated alternatives. */
+static int
+one_of(const char *v, const char *alts)
 {
-	unsigned char	 r[8];
-	size_t		 i;
+	size_t	 n;
 
-	arc4random_buf(r, sizeof(r));
-	strlcpy(buf, "CANARY-sb-", size);
-	for (i = 0; i < sizeof(r); i++)
-		snprintf(buf + strlen(buf), size - strlen(buf), "%02x", r[i]);
+	for (;; alts += n + 1) {
+		n = strcspn(alts, "|");
+		if (strlen(v) == n && strncmp(v, alts, n) == 0)
+			return 1;
+		if (alts[n] == '\0')
+			return 0;
+	}
+}
+
+/*
+ * Each line of want, "key value", is what the output's first line of
+ * that key says; value may list alternatives, "S|R".
+ */
+static void
+expect(const struct dkr_sandbox_result *res, const char *want)
+{
+	char		 line[128], *value;
+	const char	*w, *e, *got;
+
+	for (w = want; *w != '\0'; w = e + 1) {
+		ATF_REQUIRE((e = strchr(w, '\n')) != NULL);
+		ATF_REQUIRE((size_t)(e - w) < sizeof(line));
+		snprintf(line, sizeof(line), "%.*s", (int)(e - w), w);
+		ATF_REQUIRE((value = strchr(line, ' ')) != NULL);
+		*value++ = '\0';
+		got = probe_value(res->out, line);
+		ATF_CHECK_MSG(one_of(got, value), "%s: %s, want %s", line, got,
+		    value);
+	}
+}
+
+/*
+ * Source (srclen bytes of src) over inlen bytes of input, refused before
+ * any container: nothing created, nothing listed, why the reason.
+ */
+static void
+refused_before(const atf_tc_t *tc, const struct dkr_sandbox_spec *sp,
+    const char *src, size_t srclen, size_t inlen, const char *why)
+{
+	static struct dkr_sandbox_result res;
+	static char	 in[SANDBOX_INPUT_BYTES + 1];
+
+	ATF_REQUIRE(inlen <= sizeof(in));
+	memset(in, ':', inlen);
+	ATF_CHECK_EQ(dkr_sandbox_run(sp, src, srclen, in, inlen, &res), -1);
+	ATF_CHECK_EQ(res.outcome, DKR_SB_REFUSED);
+	ATF_CHECK_STREQ(res.why, why);
+	ATF_CHECK(!res.created);
+	ATF_CHECK_STREQ(res.id, "");
+	ATF_CHECK_EQ(res.outlen, 0);
+	ATF_CHECK_EQ(containers_of(tc), 0);
+}
+
+/*
+ * A mutation's first run: the profile without one protection (weaken) is
+ * refused by the profile check after create, why naming the field.  The
+ * container existed, no byte went in or came out, and it is confirmed
+ * gone.
+ */
+static void
+weakened(const atf_tc_t *tc, struct dkr_sandbox_spec *sp, int weaken,
+    const char *src, const char *why)
+{
+	static struct dkr_sandbox_result res;
+
+	sp->weaken = weaken;
+	ATF_CHECK_EQ(run(sp, src, "", 0, &res), -1);
+	ATF_CHECK_EQ(res.outcome, DKR_SB_REFUSED);
+	ATF_CHECK_STREQ(res.why, why);
+	ATF_CHECK(res.created);
+	ATF_CHECK(res.gone);
+	ATF_CHECK_EQ(res.outlen, 0);
+	ATF_CHECK_EQ(res.stdout_bytes, 0);
+	ATF_CHECK_EQ(containers_of(tc), 0);
+}
+
+/* Its second: the same profile, the check bypassed (test build only). */
+static const struct dkr_sandbox_result *
+bypassed(const atf_tc_t *tc, struct dkr_sandbox_spec *sp, const char *src)
+{
+	sp->noadmit = 1;
+	return probe(tc, sp, src);
 }
 
 static int64_t
@@ -299,6 +392,34 @@ now_ms(void)
 
 	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * src runs past DEADLINE_MS and cmcp-init's own deadline ends it: status
+ * 250, not the host's backstop (137, killed), within the deadline plus
+ * SLACK_MS.  The call's time is printed as the measure name.
+ */
+static const struct dkr_sandbox_result *
+past_deadline(const atf_tc_t *tc, const char *src, const char *name)
+{
+	static struct dkr_sandbox_result res;
+	struct dkr_sandbox_spec	 sp;
+	int64_t			 t0, ms;
+	int			 rv;
+
+	spec(tc, &sp, DEADLINE_MS);
+	t0 = now_ms();
+	rv = run(&sp, src, "", 0, &res);
+	ms = now_ms() - t0;
+	printf("measure: %s_%dms_call_ms %lld\n", name, DEADLINE_MS,
+	    (long long)ms);
+	ran_and_gone(tc, rv, &res);
+	ATF_CHECK_EQ(res.outcome, DKR_SB_TIME_LIMIT);
+	ATF_CHECK_EQ(res.status, CMCP_INIT_TIME_LIMIT);
+	ATF_CHECK_STREQ(res.why, "sandbox: deadline");
+	ATF_CHECK_MSG(ms >= DEADLINE_MS && ms <= DEADLINE_MS + SLACK_MS,
+	    "the call took %lld ms", (long long)ms);
+	return &res;
 }
 
 /*
@@ -380,116 +501,130 @@ observer_reap(void)
 	(void)unlink(OBSERVER_PID);
 }
 
-/* Bytes of the observer's log; -1 when there is no log. */
+/*
+ * Connects to the observer's ports on 127.0.0.1 and ::1, sending the
+ * canary when connected; with testnet, to TEST-NET-1 too, and then only
+ * when the container's sole interface is lo, so that no packet can leave
+ * the host even if the isolation were gone.
+ */
+static void
+net_script(struct netprobe *np, int testnet)
+{
+	int	 n;
+
+	n = snprintf(np->src, sizeof(np->src),
+	    "sbprobe lo4 connect 127.0.0.1 %d %s %s\n"
+	    "sbprobe lo6 connect ::1 %d %s %s\n"
+	    "echo netifs $(ls /sys/class/net)\n%s",
+	    np->o.port4, CONNECT_MS, np->canary, np->o.port6, CONNECT_MS,
+	    np->canary, testnet ?
+	    "if [ \"$(ls /sys/class/net)\" = lo ]; then\n"
+	    "\tsbprobe testnet connect 192.0.2.1 80 " CONNECT_MS "\n"
+	    "else\n\techo testnet not-isolated\nfi\n" : "");
+	ATF_REQUIRE(n > 0 && (size_t)n < sizeof(np->src));
+}
+
+/* A fresh canary, "CANARY-sb-" and hex, the observer, the script. */
+static void
+net_start(const atf_tc_t *tc, struct netprobe *np, int testnet)
+{
+	unsigned char	 r[8];
+	size_t		 i;
+
+	arc4random_buf(r, sizeof(r));
+	strlcpy(np->canary, "CANARY-sb-", sizeof(np->canary));
+	for (i = 0; i < sizeof(r); i++)
+		snprintf(np->canary + strlen(np->canary), sizeof(np->canary) -
+		    strlen(np->canary), "%02x", r[i]);
+	observer_start(tc, &np->o);
+	net_script(np, testnet);
+}
+
+/* Bytes of the observer's log, read into np->log; -1 with no log. */
 static ssize_t
-observer_log(char *buf, size_t size)
+net_log(struct netprobe *np)
 {
 	ssize_t	 n;
 	int	 fd;
 
-	buf[0] = '\0';
+	np->log[0] = '\0';
 	if ((fd = open(OBSERVER_LOG, O_RDONLY)) == -1)
 		return -1;
-	n = read(fd, buf, size - 1);
+	n = read(fd, np->log, sizeof(np->log) - 1);
 	close(fd);
 	if (n >= 0)
-		buf[n] = '\0';
+		np->log[n] = '\0';
 	return n;
 }
 
 /* Wait up to OBSERVER_WAIT_MS for the canary in the log: 1 seen. */
 static int
-observer_saw(const char *canary_str)
+net_saw_canary(struct netprobe *np)
 {
-	static char	 buf[OBSERVER_LOG_BYTES];
-	int64_t		 until = now_ms() + OBSERVER_WAIT_MS;
-	ssize_t		 n;
+	int64_t	 until = now_ms() + OBSERVER_WAIT_MS;
+	ssize_t	 n;
 
 	do {
-		if ((n = observer_log(buf, sizeof(buf))) > 0 &&
-		    memmem(buf, n, canary_str, strlen(canary_str)) != NULL)
+		if ((n = net_log(np)) > 0 && memmem(np->log, n, np->canary,
+		    strlen(np->canary)) != NULL)
 			return 1;
 		usleep(50 * 1000);
 	} while (now_ms() < until);
 	return 0;
 }
 
-ATF_TC_WITH_CLEANUP(report_completed);
-ATF_TC_HEAD(report_completed, tc)
+/*
+ * End the observer and check its whole log: empty, or when the run
+ * leaked, the canary from each of the two loopback connections and
+ * nothing else.
+ */
+static void
+net_stop(struct netprobe *np, int leaked)
 {
-	atf_tc_set_md_var(tc, "descr", "A script reads the input from its "
-	    "stdin and prints it and its uid: COMPLETED, output exact, "
-	    "uid 65534, stderr counted and not returned");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	if (leaked)
+		ATF_CHECK_MSG(net_saw_canary(np), "the host's observer did "
+		    "not see the canary");
+	observer_stop(&np->o);
+	ATF_CHECK_EQ(net_log(np), leaked ? (ssize_t)(2 *
+	    strlen(np->canary)) : 0);
+	ATF_CHECK(leaked == (strstr(np->log, np->canary) != NULL));
 }
-ATF_TC_BODY(report_completed, tc)
+
+SB_TC(report_completed, "60", "A script reads the input from its stdin "
+    "and prints it and its uid: COMPLETED, output exact, uid 65534, "
+    "stderr counted and not returned")
 {
-	static struct dkr_sandbox_result res;
 	static const char	 in[] = "stock 17\nbinary \0\001\377 end\n";
 	static const char	 src[] = "cat\nid -u\nid -g\n"
 	    "echo not-returned >&2\n";
 	static const char	 ids[] = "65534\n65534\n";
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-report", 5000);
-	rv = run(&sp, src, in, sizeof(in) - 1, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-report");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	ATF_CHECK_EQ(res.status, 0);
-	ATF_CHECK_STREQ(res.why, "");
-	ATF_CHECK(!res.killed);
-	ATF_REQUIRE_EQ(res.outlen, sizeof(in) - 1 + sizeof(ids) - 1);
-	ATF_CHECK(memcmp(res.out, in, sizeof(in) - 1) == 0);
-	ATF_CHECK(memcmp(res.out + sizeof(in) - 1, ids, sizeof(ids) - 1) == 0);
-	ATF_CHECK_EQ(res.stdout_bytes, res.outlen);
-	ATF_CHECK_EQ(res.stderr_bytes, strlen("not-returned\n"));
-	ATF_CHECK(memmem(res.out, res.outlen, "not-returned", 12) == NULL);
-}
-ATF_TC_CLEANUP(report_completed, tc)
-{
-	sweep(tc, "regress-sb-report");
+	spec(tc, &sp, 5000);
+	res = ran(tc, &sp, src, in, sizeof(in) - 1, DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res->status, 0);
+	ATF_CHECK_STREQ(res->why, "");
+	ATF_CHECK(!res->killed);
+	ATF_REQUIRE_EQ(res->outlen, sizeof(in) - 1 + sizeof(ids) - 1);
+	ATF_CHECK(memcmp(res->out, in, sizeof(in) - 1) == 0);
+	ATF_CHECK(memcmp(res->out + sizeof(in) - 1, ids,
+	    sizeof(ids) - 1) == 0);
+	ATF_CHECK_EQ(res->stdout_bytes, res->outlen);
+	ATF_CHECK_EQ(res->stderr_bytes, strlen("not-returned\n"));
+	ATF_CHECK(memmem(res->out, res->outlen, "not-returned", 12) == NULL);
 }
 
-ATF_TC_WITH_CLEANUP(infinite_loop_time_limit);
-ATF_TC_HEAD(infinite_loop_time_limit, tc)
+SB_TC(infinite_loop_time_limit, "60", "An infinite loop ends with "
+    "TIME_LIMIT within the deadline plus 2 s, its container confirmed "
+    "gone and its partial output not returned")
 {
-	atf_tc_set_md_var(tc, "descr", "An infinite loop ends with "
-	    "TIME_LIMIT within the deadline plus 2 s, its container "
-	    "confirmed gone and its partial output not returned");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(infinite_loop_time_limit, tc)
-{
-	static struct dkr_sandbox_result res;
-	struct dkr_sandbox_spec	 sp;
-	struct timespec		 a, b;
-	int64_t			 ms;
-	int			 rv;
+	const struct dkr_sandbox_result	*res;
 
-	spec(tc, &sp, "regress-sb-loop", DEADLINE_MS);
-	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &a) == 0);
-	rv = run(&sp, "echo started\nwhile :; do :; done\n", "", 0, &res);
-	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &b) == 0);
-	ms = (int64_t)(b.tv_sec - a.tv_sec) * 1000 +
-	    (b.tv_nsec - a.tv_nsec) / 1000000;
-	printf("measure: time_limit_%dms_call_ms %lld\n", DEADLINE_MS,
-	    (long long)ms);
-	ran_and_gone(tc, rv, &res, "regress-sb-loop");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_TIME_LIMIT);
-	/* cmcp-init's own deadline came first, not the host's backstop. */
-	ATF_CHECK_EQ(res.status, CMCP_INIT_TIME_LIMIT);
-	ATF_CHECK_STREQ(res.why, "sandbox: deadline");
-	ATF_CHECK_EQ(res.stdout_bytes, strlen("started\n"));
-	ATF_CHECK_EQ(res.outlen, 0);
-	ATF_CHECK_MSG(ms >= DEADLINE_MS && ms <= DEADLINE_MS + SLACK_MS,
-	    "the call took %lld ms", (long long)ms);
-}
-ATF_TC_CLEANUP(infinite_loop_time_limit, tc)
-{
-	sweep(tc, "regress-sb-loop");
+	res = past_deadline(tc, "echo started\nwhile :; do :; done\n",
+	    "time_limit");
+	ATF_CHECK_EQ(res->stdout_bytes, strlen("started\n"));
+	ATF_CHECK_EQ(res->outlen, 0);
 }
 
 /*
@@ -499,7 +634,7 @@ ATF_TC_CLEANUP(infinite_loop_time_limit, tc)
  * the second admission is refused there ("State").
  */
 static void
-freeze_when_seen(const char *sock, const char *instance)
+freeze_when_seen(const char *sock, const char *label)
 {
 	static char		 ids[DKR_LIST_MAX][DKR_CONTAINER_ID_BYTES];
 	struct dkr_client	 c;
@@ -510,7 +645,7 @@ freeze_when_seen(const char *sock, const char *instance)
 	if (dkr_client_init(&c, sock) == -1)
 		_exit(1);
 	for (i = 0; i < 500; i++) {
-		if (dkr_list(&c, instance, NULL, ids, DKR_LIST_MAX, &n) == 0 &&
+		if (dkr_list(&c, label, NULL, ids, DKR_LIST_MAX, &n) == 0 &&
 		    n == 1 && dkr_inspect(&c, ids[0]) == 200 &&
 		    strstr(c.body, "\"Status\":\"running\"") != NULL) {
 			/* After the admission of the running profile. */
@@ -525,118 +660,79 @@ freeze_when_seen(const char *sock, const char *instance)
 	_exit(3);
 }
 
-ATF_TC_WITH_CLEANUP(frozen_init_host_backstop);
-ATF_TC_HEAD(frozen_init_host_backstop, tc)
+SB_TC(frozen_init_host_backstop, "60", "When cmcp-init cannot end the "
+    "container (frozen), the host's backstop does: TIME_LIMIT within the "
+    "deadline plus 2 s, killed and gone")
 {
-	atf_tc_set_md_var(tc, "descr", "When cmcp-init cannot end the "
-	    "container (frozen), the host's backstop does: TIME_LIMIT within "
-	    "the deadline plus 2 s, killed and gone");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(frozen_init_host_backstop, tc)
-{
-	static struct dkr_sandbox_result res;
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
 	pid_t			 pid;
-	int			 rv, status;
+	int			 status;
 
-	spec(tc, &sp, "regress-sb-frozen", DEADLINE_MS);
+	spec(tc, &sp, DEADLINE_MS);
 	ATF_REQUIRE(fflush(stdout) == 0);
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0)
 		freeze_when_seen(sp.sock, sp.instance);
-	rv = run(&sp, "while :; do :; done\n", "", 0, &res);
+	res = ran(tc, &sp, "while :; do :; done\n", "", 0, DKR_SB_TIME_LIMIT);
 	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
 	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "the container was not frozen (%d)", status);
 	printf("measure: backstop_%dms_total_ms %lld\n", DEADLINE_MS,
-	    (long long)res.total_ms);
-	ran_and_gone(tc, rv, &res, "regress-sb-frozen");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_TIME_LIMIT);
-	ATF_CHECK_STREQ(res.why, "sandbox: host backstop");
-	ATF_CHECK(res.killed);
-	ATF_CHECK_EQ(res.status, 137);
-	ATF_CHECK_MSG(res.total_ms >= DEADLINE_MS + DKR_SANDBOX_MARGIN_MS &&
-	    res.total_ms <= DEADLINE_MS + SLACK_MS, "%lld ms",
-	    (long long)res.total_ms);
-}
-ATF_TC_CLEANUP(frozen_init_host_backstop, tc)
-{
-	sweep(tc, "regress-sb-frozen");
+	    (long long)res->total_ms);
+	ATF_CHECK_STREQ(res->why, "sandbox: host backstop");
+	ATF_CHECK(res->killed);
+	ATF_CHECK_EQ(res->status, 137);
+	ATF_CHECK_MSG(res->total_ms >= DEADLINE_MS + DKR_SANDBOX_MARGIN_MS &&
+	    res->total_ms <= DEADLINE_MS + SLACK_MS, "%lld ms",
+	    (long long)res->total_ms);
 }
 
-ATF_TC_WITH_CLEANUP(output_flood_output_limit);
-ATF_TC_HEAD(output_flood_output_limit, tc)
+SB_TC(output_flood_output_limit, "90", "Output up to the bound completes; "
+    "one byte more, or an endless flood on stdout or stderr, ends with "
+    "OUTPUT_LIMIT, killed and gone")
 {
-	atf_tc_set_md_var(tc, "descr", "Output up to the bound completes; "
-	    "one byte more, or an endless flood on stdout or stderr, ends "
-	    "with OUTPUT_LIMIT, killed and gone");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "90");
-}
-ATF_TC_BODY(output_flood_output_limit, tc)
-{
-	static struct dkr_sandbox_result res;
-	static const char *const inst = "regress-sb-flood";
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, inst, 10000);
+	spec(tc, &sp, 10000);
 	sp.output_bytes = 4096;
 
 	/* Exactly the bound: all of it comes back. */
-	rv = run(&sp, "head -c 4096 /dev/zero | tr '\\0' a\n", "", 0, &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	ATF_CHECK_EQ(res.outlen, 4096);
-	ATF_CHECK(res.out[0] == 'a' && res.out[4095] == 'a');
+	res = ran(tc, &sp, "head -c 4096 /dev/zero | tr '\\0' a\n", "", 0,
+	    DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res->outlen, 4096);
+	ATF_CHECK(res->out[0] == 'a' && res->out[4095] == 'a');
 
 	/* One byte over, and the program then waits: the host kills it. */
-	rv = run(&sp, "head -c 4097 /dev/zero | tr '\\0' a\nsleep 100\n",
-	    "", 0, &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_OUTPUT_LIMIT);
-	ATF_CHECK_EQ(res.stdout_bytes, 4097);
-	ATF_CHECK_EQ(res.outlen, 0);
-	ATF_CHECK(res.killed);
-	ATF_CHECK_MSG(res.total_ms < 5000, "%lld ms", (long long)res.total_ms);
+	res = ran(tc, &sp, "head -c 4097 /dev/zero | tr '\\0' a\nsleep 100\n",
+	    "", 0, DKR_SB_OUTPUT_LIMIT);
+	ATF_CHECK_EQ(res->stdout_bytes, 4097);
+	ATF_CHECK_EQ(res->outlen, 0);
+	ATF_CHECK(res->killed);
+	ATF_CHECK_MSG(res->total_ms < 5000, "%lld ms",
+	    (long long)res->total_ms);
 
 	/* An endless flood is cut at the bound, long before the deadline. */
-	rv = run(&sp, "while :; do echo flood-flood-flood; done\n", "", 0,
-	    &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_OUTPUT_LIMIT);
-	ATF_CHECK_EQ(res.stdout_bytes, 4097);
-	ATF_CHECK(res.killed);
-	ATF_CHECK_MSG(res.total_ms < 5000, "%lld ms", (long long)res.total_ms);
+	res = ran(tc, &sp, "while :; do echo flood-flood-flood; done\n", "", 0,
+	    DKR_SB_OUTPUT_LIMIT);
+	ATF_CHECK_EQ(res->stdout_bytes, 4097);
+	ATF_CHECK(res->killed);
+	ATF_CHECK_MSG(res->total_ms < 5000, "%lld ms",
+	    (long long)res->total_ms);
 
 	/* stderr is not stored, but it is bounded too. */
-	rv = run(&sp, "while :; do echo flood-flood-flood; done >&2\n", "", 0,
-	    &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_OUTPUT_LIMIT);
-	ATF_CHECK_EQ(res.stderr_bytes, DKR_SANDBOX_STDERR_BYTES + 1);
-	ATF_CHECK_EQ(res.stdout_bytes, 0);
-	ATF_CHECK(res.killed);
-}
-ATF_TC_CLEANUP(output_flood_output_limit, tc)
-{
-	sweep(tc, "regress-sb-flood");
+	res = ran(tc, &sp, "while :; do echo flood-flood-flood; done >&2\n",
+	    "", 0, DKR_SB_OUTPUT_LIMIT);
+	ATF_CHECK_EQ(res->stderr_bytes, DKR_SANDBOX_STDERR_BYTES + 1);
+	ATF_CHECK_EQ(res->stdout_bytes, 0);
+	ATF_CHECK(res->killed);
 }
 
-ATF_TC_WITH_CLEANUP(reserved_status_tool_failed);
-ATF_TC_HEAD(reserved_status_tool_failed, tc)
+SB_TC(reserved_status_tool_failed, "120", "A program exiting with the "
+    "deadline's status (or cmcp-init's, or the runner's) is TOOL_FAILED, "
+    "never TIME_LIMIT; other statuses are its own")
 {
-	atf_tc_set_md_var(tc, "descr", "A program exiting with the "
-	    "deadline's status (or cmcp-init's, or the runner's) is "
-	    "TOOL_FAILED, never TIME_LIMIT; other statuses are its own");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "120");
-}
-ATF_TC_BODY(reserved_status_tool_failed, tc)
-{
-	static struct dkr_sandbox_result res;
 	static const struct {
 		const char			*src;
 		int64_t				 status;
@@ -651,19 +747,16 @@ ATF_TC_BODY(reserved_status_tool_failed, tc)
 		{ "exit 127", 127, DKR_SB_COMPLETED },
 		{ "kill -9 $$", 137, DKR_SB_COMPLETED },
 	};
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
 	size_t			 i;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-status", 10000);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		rv = run(&sp, cases[i].src, "", 0, &res);
-		ran_and_gone(tc, rv, &res, "regress-sb-status");
-		ATF_CHECK_EQ_MSG(res.status, cases[i].status, "%s: %lld",
-		    cases[i].src, (long long)res.status);
-		ATF_CHECK_EQ_MSG(res.outcome, cases[i].outcome, "%s: %s",
-		    cases[i].src, dkr_sandbox_outcome_str(res.outcome));
-		ATF_CHECK(!res.killed);
+	spec(tc, &sp, 10000);
+	for (i = 0; i < nitems(cases); i++) {
+		res = ran(tc, &sp, cases[i].src, "", 0, cases[i].outcome);
+		ATF_CHECK_EQ_MSG(res->status, cases[i].status, "%s: %lld",
+		    cases[i].src, (long long)res->status);
+		ATF_CHECK(!res->killed);
 	}
 
 	/* Statuses a script cannot produce here. */
@@ -676,233 +769,136 @@ ATF_TC_BODY(reserved_status_tool_failed, tc)
 	ATF_CHECK_EQ(dkr_sandbox_status_outcome(0), DKR_SB_COMPLETED);
 	ATF_CHECK_EQ(dkr_sandbox_status_outcome(192), DKR_SB_COMPLETED);
 }
-ATF_TC_CLEANUP(reserved_status_tool_failed, tc)
-{
-	sweep(tc, "regress-sb-status");
-}
 
-ATF_TC_WITH_CLEANUP(init_failure_tool_failed);
-ATF_TC_HEAD(init_failure_tool_failed, tc)
+SB_TC(init_failure_tool_failed, "60", "A runner that does not exist in "
+    "the image makes cmcp-init exit 251: TOOL_FAILED")
 {
-	atf_tc_set_md_var(tc, "descr", "A runner that does not exist in "
-	    "the image makes cmcp-init exit 251: TOOL_FAILED");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(init_failure_tool_failed, tc)
-{
-	static struct dkr_sandbox_result res;
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-noexec", 5000);
+	spec(tc, &sp, 5000);
 	strlcpy(sp.argv[0], "/no-such-runner", sizeof(sp.argv[0]));
-	rv = run(&sp, "echo never", "", 0, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-noexec");
-	ATF_CHECK_EQ(res.status, CMCP_INIT_FAILED);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_TOOL_FAILED);
-	ATF_CHECK_EQ(res.outlen, 0);
-}
-ATF_TC_CLEANUP(init_failure_tool_failed, tc)
-{
-	sweep(tc, "regress-sb-noexec");
+	res = ran(tc, &sp, "echo never", "", 0, DKR_SB_TOOL_FAILED);
+	ATF_CHECK_EQ(res->status, CMCP_INIT_FAILED);
+	ATF_CHECK_EQ(res->outlen, 0);
 }
 
-ATF_TC_WITH_CLEANUP(oversize_refused_before_container);
-ATF_TC_HEAD(oversize_refused_before_container, tc)
+SB_TC(oversize_refused_before_container, "60", "Source over 16 KiB (or "
+    "the tool's bound), input over 64 KiB, an empty source or one with a "
+    "NUL, and weak tool parameters are refused before the engine is asked "
+    "anything")
 {
-	atf_tc_set_md_var(tc, "descr", "Source over 16 KiB (or the tool's "
-	    "bound), input over 64 KiB, an empty source or one with a NUL, "
-	    "and weak tool parameters are refused before the engine is "
-	    "asked anything");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(oversize_refused_before_container, tc)
-{
-	static struct dkr_sandbox_result res;
-	static const char *const inst = "regress-sb-size";
-	static char		 big[SANDBOX_INPUT_BYTES + 2];
-	struct dkr_sandbox_spec	 sp, weak;
-	int			 rv;
+	static const char	 sizes[] = "sandbox: source size out of bounds";
+	static const char	 input[] = "sandbox: input too large";
+	static char		 big[SANDBOX_INPUT_BYTES];
+	static char		 src[SANDBOX_SOURCE_BYTES + 1];
+	static struct dkr_sandbox_spec sp, weak[5];
+	const struct dkr_sandbox_result	*res;
+	size_t			 i;
 
-	spec(tc, &sp, inst, 5000);
+	spec(tc, &sp, 5000);
 	memset(big, ':', sizeof(big));
 
-	rv = dkr_sandbox_run(&sp, big, SANDBOX_SOURCE_BYTES + 1, "", 0, &res);
-	refused_before(tc, rv, &res, inst,
-	    "sandbox: source size out of bounds");
-	rv = dkr_sandbox_run(&sp, "cat", 3, big, SANDBOX_INPUT_BYTES + 1,
-	    &res);
-	refused_before(tc, rv, &res, inst, "sandbox: input too large");
-	rv = dkr_sandbox_run(&sp, "", 0, "", 0, &res);
-	refused_before(tc, rv, &res, inst,
-	    "sandbox: source size out of bounds");
-	rv = dkr_sandbox_run(&sp, "echo a\0b", 8, "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: NUL byte in the source");
+	refused_before(tc, &sp, big, SANDBOX_SOURCE_BYTES + 1, 0, sizes);
+	refused_before(tc, &sp, "cat", 3, SANDBOX_INPUT_BYTES + 1, input);
+	refused_before(tc, &sp, "", 0, 0, sizes);
+	refused_before(tc, &sp, "echo a\0b", 8, 0,
+	    "sandbox: NUL byte in the source");
 
 	/* A tool's own, smaller bounds hold too. */
-	weak = sp;
-	weak.source_bytes = 1024;
-	weak.input_bytes = 10;
-	rv = dkr_sandbox_run(&weak, big, 1025, "", 0, &res);
-	refused_before(tc, rv, &res, inst,
-	    "sandbox: source size out of bounds");
-	rv = dkr_sandbox_run(&weak, "cat", 3, big, 11, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: input too large");
+	weak[0] = sp;
+	weak[0].source_bytes = 1024;
+	weak[0].input_bytes = 10;
+	refused_before(tc, &weak[0], big, 1025, 0, sizes);
+	refused_before(tc, &weak[0], "cat", 3, 11, input);
 
 	/* Checked before the engine: an unreachable one is not the reason. */
-	weak = sp;
-	strlcpy(weak.sock, "/nonexistent/docker.sock", sizeof(weak.sock));
-	rv = dkr_sandbox_run(&weak, big, SANDBOX_SOURCE_BYTES + 1, "", 0,
-	    &res);
-	refused_before(tc, rv, &res, inst,
-	    "sandbox: source size out of bounds");
+	weak[0] = sp;
+	strlcpy(weak[0].sock, "/nonexistent/docker.sock",
+	    sizeof(weak[0].sock));
+	refused_before(tc, &weak[0], big, SANDBOX_SOURCE_BYTES + 1, 0, sizes);
 
 	/* Weak parameters: root, a tag, bounds over the maxima. */
-	weak = sp;
-	weak.uid = 0;
-	rv = dkr_sandbox_run(&weak, "id", 2, "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: bad tool parameters");
-	weak = sp;
-	strlcpy(weak.image, "cmcp-test/sandbox:1", sizeof(weak.image));
-	rv = dkr_sandbox_run(&weak, "id", 2, "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: bad tool parameters");
-	weak = sp;
-	weak.output_bytes = SANDBOX_OUTPUT_BYTES + 1;
-	rv = dkr_sandbox_run(&weak, "id", 2, "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: bad tool parameters");
-	weak = sp;
-	weak.source_bytes = SANDBOX_SOURCE_BYTES + 1;
-	rv = dkr_sandbox_run(&weak, "id", 2, "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: bad tool parameters");
-	weak = sp;
-	weak.deadline_ms = 0;
-	rv = dkr_sandbox_run(&weak, "id", 2, "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: bad tool parameters");
+	for (i = 0; i < nitems(weak); i++)
+		weak[i] = sp;
+	weak[0].uid = 0;
+	strlcpy(weak[1].image, "cmcp-test/sandbox:1", sizeof(weak[1].image));
+	weak[2].output_bytes = SANDBOX_OUTPUT_BYTES + 1;
+	weak[3].source_bytes = SANDBOX_SOURCE_BYTES + 1;
+	weak[4].deadline_ms = 0;
+	for (i = 0; i < nitems(weak); i++)
+		refused_before(tc, &weak[i], "id", 2, 0,
+		    "sandbox: bad tool parameters");
 
 	/* At the bounds exactly, it runs. */
-	memset(big, '#', SANDBOX_SOURCE_BYTES);
-	big[SANDBOX_SOURCE_BYTES - 1] = '\n';
-	memcpy(big, "wc -c\n", 6);
-	rv = dkr_sandbox_run(&sp, big, SANDBOX_SOURCE_BYTES, big,
-	    SANDBOX_INPUT_BYTES, &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	ATF_CHECK_STREQ(res.out, "65536\n");
-}
-ATF_TC_CLEANUP(oversize_refused_before_container, tc)
-{
-	sweep(tc, "regress-sb-size");
+	memset(src, '#', SANDBOX_SOURCE_BYTES);
+	memcpy(src, "wc -c\n", 6);
+	src[SANDBOX_SOURCE_BYTES - 1] = '\n';
+	res = ran(tc, &sp, src, big, SANDBOX_INPUT_BYTES, DKR_SB_COMPLETED);
+	ATF_CHECK_STREQ(res->out, "65536\n");
 }
 
-ATF_TC_WITH_CLEANUP(unavailable_refused);
-ATF_TC_HEAD(unavailable_refused, tc)
+SB_TC(unavailable_refused, "60", "An unknown image, an unreachable "
+    "engine, an image with a volume or a missing init binary refuse the "
+    "run: nothing is created, nothing runs")
 {
-	atf_tc_set_md_var(tc, "descr", "An unknown image, an unreachable "
-	    "engine, an image with a volume or a missing init binary refuse "
-	    "the run: nothing is created, nothing runs");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(unavailable_refused, tc)
-{
-	static struct dkr_sandbox_result res;
-	static const char *const inst = "regress-sb-noimage";
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, inst, 5000);
+	spec(tc, &sp, 5000);
 	strlcpy(sp.image, UNKNOWN_IMAGE, sizeof(sp.image));
-	rv = run(&sp, "id -u", "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: image not found");
+	refused_before(tc, &sp, "id -u", 5, 0, "sandbox: image not found");
 
-	spec(tc, &sp, inst, 5000);
+	spec(tc, &sp, 5000);
 	strlcpy(sp.sock, "/nonexistent/docker.sock", sizeof(sp.sock));
-	rv = run(&sp, "id -u", "", 0, &res);
-	refused_before(tc, rv, &res, inst, "sandbox: engine unavailable");
+	refused_before(tc, &sp, "id -u", 5, 0, "sandbox: engine unavailable");
 
 	/* Image admission: an image that declares a volume. */
-	spec(tc, &sp, inst, 5000);
-	volume_image(tc, sp.image, sizeof(sp.image));
-	rv = run(&sp, "id -u", "", 0, &res);
-	refused_before(tc, rv, &res, inst,
+	spec(tc, &sp, 5000);
+	images_env(tc, "VOLUME_IMAGE", sp.image, sizeof(sp.image));
+	ATF_REQUIRE(dkr_image_id_valid(sp.image));
+	refused_before(tc, &sp, "id -u", 5, 0,
 	    "refused: image Config.Volumes");
 
 	/* The engine refuses to bind a missing init: nothing is created. */
-	spec(tc, &sp, inst, 5000);
+	spec(tc, &sp, 5000);
 	strlcpy(sp.init_path, "/nonexistent/cmcp-init", sizeof(sp.init_path));
-	rv = run(&sp, "id -u", "", 0, &res);
-	refused_before(tc, rv, &res, inst, "docker create: HTTP 400");
-}
-ATF_TC_CLEANUP(unavailable_refused, tc)
-{
-	sweep(tc, "regress-sb-noimage");
+	refused_before(tc, &sp, "id -u", 5, 0, "docker create: HTTP 400");
 }
 
-ATF_TC_WITH_CLEANUP(network_only_lo);
-ATF_TC_HEAD(network_only_lo, tc)
+SB_TC(network_only_lo, "60", "Inside, the only interface is lo and an "
+    "outside address is unreachable at once")
 {
-	atf_tc_set_md_var(tc, "descr", "Inside, the only interface is lo and "
-	    "an outside address is unreachable at once");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(network_only_lo, tc)
-{
-	static struct dkr_sandbox_result res;
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-net", 5000);
-	rv = run(&sp, "ls /sys/class/net\n"
-	    "nc 192.0.2.1 80 </dev/null 2>&1\necho nc=$?\n", "", 0, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-net");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
-	ATF_CHECK(strncmp(res.out, "lo\n", 3) == 0);
-	ATF_CHECK(strstr(res.out, "Network is unreachable") != NULL);
-	ATF_CHECK(strstr(res.out, "\nnc=1\n") != NULL);
-}
-ATF_TC_CLEANUP(network_only_lo, tc)
-{
-	sweep(tc, "regress-sb-net");
+	spec(tc, &sp, 5000);
+	res = probe(tc, &sp, "ls /sys/class/net\n"
+	    "nc 192.0.2.1 80 </dev/null 2>&1\necho nc=$?\n");
+	ATF_CHECK(strncmp(res->out, "lo\n", 3) == 0);
+	ATF_CHECK(strstr(res->out, "Network is unreachable") != NULL);
+	ATF_CHECK(strstr(res->out, "\nnc=1\n") != NULL);
 }
 
-ATF_TC_WITH_CLEANUP(rootfs_write_fails);
-ATF_TC_HEAD(rootfs_write_fails, tc)
+SB_TC(rootfs_write_fails, "60", "Writing the root file system or the init "
+    "binary fails with EROFS, the runner's with EACCES, and the input "
+    "cannot be written back")
 {
-	atf_tc_set_md_var(tc, "descr", "Writing the root file system or the "
-	    "init binary fails with EROFS, the runner's with EACCES, and the "
-	    "input cannot be written back");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(rootfs_write_fails, tc)
-{
-	static struct dkr_sandbox_result res;
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-rofs", 5000);
-	rv = run(&sp, "{ echo x >/probe; } 2>&1; echo rc=$?\n"
+	spec(tc, &sp, 5000);
+	res = ran(tc, &sp, "{ echo x >/probe; } 2>&1; echo rc=$?\n"
 	    "{ echo x >>/sandbox-runner; } 2>&1; echo rc=$?\n"
 	    "{ echo x >/cmcp-init; } 2>&1; echo rc=$?\n"
-	    "{ echo x >&0; } 2>&1; echo rc=$?\n", "in", 2, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-rofs");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
-	ATF_CHECK(strstr(res.out, "/probe: Read-only file system\nrc=1\n") !=
+	    "{ echo x >&0; } 2>&1; echo rc=$?\n", "in", 2, DKR_SB_COMPLETED);
+	printf("%s", res->out);
+	ATF_CHECK(strstr(res->out, "/probe: Read-only file system\nrc=1\n") !=
 	    NULL);
-	ATF_CHECK(strstr(res.out, "rc=0") == NULL);
-	ATF_CHECK(strstr(res.out, "/cmcp-init: Read-only file system") !=
+	ATF_CHECK(strstr(res->out, "rc=0") == NULL);
+	ATF_CHECK(strstr(res->out, "/cmcp-init: Read-only file system") !=
 	    NULL);
 	/* The input is a pipe's read end: there is no file to change. */
-	ATF_CHECK(strstr(res.out, "Bad file descriptor\nrc=1\n") != NULL);
-}
-ATF_TC_CLEANUP(rootfs_write_fails, tc)
-{
-	sweep(tc, "regress-sb-rofs");
+	ATF_CHECK(strstr(res->out, "Bad file descriptor\nrc=1\n") != NULL);
 }
 
 /* Entries of a directory; -1 when it cannot be read. */
@@ -931,17 +927,10 @@ exists(const char *fmt, const char *a, const char *id)
 	return access(path, F_OK) == 0;
 }
 
-ATF_TC_WITH_CLEANUP(nothing_left_on_host);
-ATF_TC_HEAD(nothing_left_on_host, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "A run writes no file on the host: "
-	    "private empty /tmp, /var/tmp, /dev/shm and working directory "
-	    "stay empty, no descriptor leaks, and the engine keeps no state "
-	    "of the container");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(nothing_left_on_host, tc)
+SB_TC(nothing_left_on_host, "60", "A run writes no file on the host: "
+    "private empty /tmp, /var/tmp, /dev/shm and working directory stay "
+    "empty, no descriptor leaks, and the engine keeps no state of the "
+    "container")
 {
 	static struct dkr_sandbox_result res;
 	static const char *const tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
@@ -951,7 +940,7 @@ ATF_TC_BODY(nothing_left_on_host, tc)
 	size_t			 i;
 	int			 status, fds, rv, bad;
 
-	spec(tc, &sp, "regress-sb-host", 5000);
+	spec(tc, &sp, 5000);
 	if ((rundir = getenv("CMCP_TEST_RUN")) == NULL)
 		rundir = DEFAULT_RUN;
 	if ((datadir = getenv("CMCP_TEST_DATA")) == NULL)
@@ -970,7 +959,7 @@ ATF_TC_BODY(nothing_left_on_host, tc)
 		if (unshare(CLONE_NEWNS) == -1 ||
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 			_exit(100);
-		for (i = 0; i < sizeof(tmps) / sizeof(tmps[0]); i++)
+		for (i = 0; i < nitems(tmps); i++)
 			if (mount("cmcp-sb", tmps[i], "tmpfs", MS_NOSUID |
 			    MS_NODEV, "size=1m,mode=1777") == -1)
 				_exit(101);
@@ -984,7 +973,7 @@ ATF_TC_BODY(nothing_left_on_host, tc)
 		if (rv != 0 || res.outcome != DKR_SB_COMPLETED ||
 		    strcmp(res.out, "confidential\n65534\n") != 0)
 			bad |= 1;
-		for (i = 0; i < sizeof(tmps) / sizeof(tmps[0]); i++)
+		for (i = 0; i < nitems(tmps); i++)
 			if (entries(tmps[i]) != 0) {
 				printf("child: %s has %d entries\n", tmps[i],
 				    entries(tmps[i]));
@@ -1008,11 +997,7 @@ ATF_TC_BODY(nothing_left_on_host, tc)
 	ATF_CHECK_EQ_MSG(WEXITSTATUS(status), 0, "child status %d "
 	    "(100+ setup, 1 run, 2 temp files, 4 descriptors, 8 engine "
 	    "state)", WEXITSTATUS(status));
-	ATF_CHECK_EQ(containers_of(tc, "regress-sb-host"), 0);
-}
-ATF_TC_CLEANUP(nothing_left_on_host, tc)
-{
-	sweep(tc, "regress-sb-host");
+	ATF_CHECK_EQ(containers_of(tc), 0);
 }
 
 /*
@@ -1020,62 +1005,47 @@ ATF_TC_CLEANUP(nothing_left_on_host, tc)
  * scripts run sbprobe and print what the kernel said.
  */
 
-ATF_TC_WITH_CLEANUP(inside_input_unmodifiable);
-ATF_TC_HEAD(inside_input_unmodifiable, tc)
+SB_TC(inside_input_unmodifiable, "60", "The script cannot modify its "
+    "input: writing its stdin fails with EBADF; /proc/self/fd/0 reopens "
+    "the script's own pipe, never the host's data; the host's input is "
+    "unchanged and a second run reads the same bytes")
 {
-	atf_tc_set_md_var(tc, "descr", "The script cannot modify its input: "
-	    "writing its stdin fails with EBADF; /proc/self/fd/0 reopens the "
-	    "script's own pipe, never the host's data; the host's input is "
-	    "unchanged and a second run reads the same bytes");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(inside_input_unmodifiable, tc)
-{
-	static struct dkr_sandbox_result res;
-	static const char *const inst = "regress-sb-input";
 	static char		 in[] = "stock 17\nbinary \0\001\377 end\n";
 	static const char	 src[] =
 	    "sbprobe stdin_write writefd 0\n"
 	    "sbprobe stdin_reopen reopen /proc/self/fd/0\n"
 	    "echo ---\n"
 	    "cat\n";
-	char			 copy[sizeof(in)], *data;
+	const struct dkr_sandbox_result	*res;
+	char			 copy[sizeof(in)];
+	const char		*data;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
 	memcpy(copy, in, sizeof(in));
-	spec(tc, &sp, inst, 5000);
-	rv = run(&sp, src, in, sizeof(in) - 1, &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	ATF_CHECK_EQ(res.status, 0);
-	ATF_REQUIRE((data = strstr(res.out, "---\n")) != NULL);
-	printf("%.*s", (int)(data - res.out), res.out);
+	spec(tc, &sp, 5000);
+	res = ran(tc, &sp, src, in, sizeof(in) - 1, DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res->status, 0);
+	ATF_REQUIRE((data = strstr(res->out, "---\n")) != NULL);
+	printf("%.*s", (int)(data - res->out), res->out);
 	data += 4;
-	/* The script's stdin is the read end of a pipe. */
-	CHECK_PROBE(res.out, "stdin_write", "EBADF");
-	/*
-	 * Reopening the pipe through /proc gives a write end of that same
-	 * pipe (the script's uid owns it): what is written there is only
-	 * appended to the script's own stream, after the input.
-	 */
-	CHECK_PROBE(res.out, "stdin_reopen", "open-ok write-ok");
-	ATF_CHECK_EQ((size_t)(res.out + res.outlen - data), sizeof(in));
+	expect(res,
+	    /* The script's stdin is the read end of a pipe. */
+	    "stdin_write EBADF\n"
+	    /*
+	     * Reopening the pipe through /proc gives a write end of that
+	     * same pipe (the script's uid owns it): what is written there is
+	     * only appended to the script's own stream, after the input.
+	     */
+	    "stdin_reopen open-ok write-ok\n");
+	ATF_CHECK_EQ((size_t)(res->out + res->outlen - data), sizeof(in));
 	ATF_CHECK(memcmp(data, in, sizeof(in) - 1) == 0);
 	ATF_CHECK_EQ(data[sizeof(in) - 1], 'x');
 
 	/* The host's bytes are untouched, and the next run gets them all. */
 	ATF_CHECK(memcmp(in, copy, sizeof(in)) == 0);
-	rv = run(&sp, "cat\n", in, sizeof(in) - 1, &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	ATF_CHECK_EQ(res.outlen, sizeof(in) - 1);
-	ATF_CHECK(memcmp(res.out, copy, sizeof(in) - 1) == 0);
-}
-ATF_TC_CLEANUP(inside_input_unmodifiable, tc)
-{
-	sweep(tc, "regress-sb-input");
+	res = ran(tc, &sp, "cat\n", in, sizeof(in) - 1, DKR_SB_COMPLETED);
+	ATF_CHECK_EQ(res->outlen, sizeof(in) - 1);
+	ATF_CHECK(memcmp(res->out, copy, sizeof(in) - 1) == 0);
 }
 
 /* Every file-system write of the rootfs cases, one sbprobe line each. */
@@ -1088,216 +1058,92 @@ static const char rootfs_src[] =
     "sbprobe dev create /dev/sbprobe-file\n"
     "sbprobe devshm create /dev/shm/sbprobe-file\n";
 
-ATF_TC_WITH_CLEANUP(inside_rootfs_write_erofs);
-ATF_TC_HEAD(inside_rootfs_write_erofs, tc)
+SB_TC(inside_rootfs_write_erofs, "60", "Writing the root file system "
+    "fails with EROFS, in the world-writable /tmp too, and the "
+    "bind-mounted init; /dev is root's; there is no /dev/shm")
 {
-	atf_tc_set_md_var(tc, "descr", "Writing the root file system fails "
-	    "with EROFS, in the world-writable /tmp too, and the bind-mounted "
-	    "init; /dev is root's; /dev/shm is the container's own tmpfs");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(inside_rootfs_write_erofs, tc)
-{
-	static struct dkr_sandbox_result res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-erofs", 5000);
-	rv = run(&sp, rootfs_src, "", 0, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-erofs");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
-	CHECK_PROBE(res.out, "rootfs", "EROFS");
-	CHECK_PROBE(res.out, "bin", "EROFS");
-	/* Mode 1777 in the image: only the read-only root stops this one. */
-	CHECK_PROBE(res.out, "tmp", "EROFS");
-	CHECK_PROBE(res.out, "runner", "EROFS");
-	CHECK_PROBE(res.out, "init", "EROFS");
-	/* Docker's /dev tmpfs, root's 0755. */
-	CHECK_PROBE(res.out, "dev", "EACCES");
-	/*
-	 * Docker's /dev/shm of the private IPC namespace: a tmpfs of the
-	 * container, gone with it (nothing_left_on_host).
-	 */
-	CHECK_PROBE(res.out, "devshm", "ok");
-}
-ATF_TC_CLEANUP(inside_rootfs_write_erofs, tc)
-{
-	sweep(tc, "regress-sb-erofs");
+	spec(tc, &sp, 5000);
+	expect(probe(tc, &sp, rootfs_src),
+	    "rootfs EROFS\n"
+	    "bin EROFS\n"
+	    /* Mode 1777 in the image: only the read-only root stops this. */
+	    "tmp EROFS\n"
+	    "runner EROFS\n"
+	    "init EROFS\n"
+	    /* Docker's /dev tmpfs, root's 0755. */
+	    "dev EACCES\n"
+	    /* IpcMode none: no IPC tmpfs is mounted there. */
+	    "devshm ENOENT\n");
 }
 
-ATF_TC_WITH_CLEANUP(mutant_rootfs_writable_leaks);
-ATF_TC_HEAD(mutant_rootfs_writable_leaks, tc)
+SB_TC(mutant_rootfs_writable_leaks, "60", "Mutation: ReadonlyRootfs false "
+    "is refused by the profile check; with the check bypassed (test build) "
+    "the same probe writes /tmp")
 {
-	atf_tc_set_md_var(tc, "descr", "Mutation: ReadonlyRootfs false is "
-	    "refused by the profile check; with the check bypassed (test "
-	    "build) the same probe writes /tmp");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(mutant_rootfs_writable_leaks, tc)
-{
-	static struct dkr_sandbox_result res;
-	static const char *const inst = "regress-sb-rwroot";
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, inst, 5000);
-	sp.weaken = WEAKEN_ROOTFS;
-	rv = run(&sp, rootfs_src, "", 0, &res);
-	refused_after_create(tc, rv, &res, inst,
+	spec(tc, &sp, 5000);
+	weakened(tc, &sp, WEAKEN_ROOTFS, rootfs_src,
 	    "refused: HostConfig.ReadonlyRootfs");
-
-	sp.noadmit = 1;
-	rv = run(&sp, rootfs_src, "", 0, &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
-	CHECK_PROBE(res.out, "tmp", "ok");
-	/* The rest is root's: file modes, not the read-only root, say no. */
-	CHECK_PROBE(res.out, "rootfs", "EACCES");
-	CHECK_PROBE(res.out, "runner", "EACCES");
-	CHECK_PROBE(res.out, "init", "EROFS");
-}
-ATF_TC_CLEANUP(mutant_rootfs_writable_leaks, tc)
-{
-	sweep(tc, "regress-sb-rwroot");
+	expect(bypassed(tc, &sp, rootfs_src),
+	    "tmp ok\n"
+	    /* The rest is root's: file modes, not a read-only root, say no. */
+	    "rootfs EACCES\n"
+	    "runner EACCES\n"
+	    "init EROFS\n");
 }
 
-/*
- * Connects to the observer's ports on 127.0.0.1 and ::1, sending the
- * canary when connected; with testnet, to TEST-NET-1 too, and then only
- * when the container's sole interface is lo, so that no packet can leave
- * the host even if the isolation were gone.
- */
-static void
-net_script(char *buf, size_t size, const struct observer *o,
-    const char *canary_str, int testnet)
+SB_TC(inside_network_unreachable, "60", "127.0.0.1 is the container's own "
+    "loopback: ECONNREFUSED, ::1 is not even configured there: "
+    "EADDRNOTAVAIL, and the host's observer on the same ports sees "
+    "nothing; TEST-NET-1 is ENETUNREACH at once (a timeout fails)")
 {
-	int	 n;
-
-	n = snprintf(buf, size,
-	    "sbprobe lo4 connect 127.0.0.1 %d %s %s\n"
-	    "sbprobe lo6 connect ::1 %d %s %s\n"
-	    "echo netifs $(ls /sys/class/net)\n%s",
-	    o->port4, CONNECT_MS, canary_str, o->port6, CONNECT_MS,
-	    canary_str, testnet ?
-	    "if [ \"$(ls /sys/class/net)\" = lo ]; then\n"
-	    "\tsbprobe testnet connect 192.0.2.1 80 " CONNECT_MS "\n"
-	    "else\n\techo testnet not-isolated\nfi\n" : "");
-	ATF_REQUIRE(n > 0 && (size_t)n < size);
-}
-
-ATF_TC_WITH_CLEANUP(inside_network_unreachable);
-ATF_TC_HEAD(inside_network_unreachable, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "127.0.0.1 is the container's own "
-	    "loopback: ECONNREFUSED, ::1 is not even configured there: "
-	    "EADDRNOTAVAIL, and the host's observer on the same ports sees "
-	    "nothing; TEST-NET-1 is ENETUNREACH at once (a timeout fails)");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(inside_network_unreachable, tc)
-{
-	static struct dkr_sandbox_result res;
-	static char		 buf[OBSERVER_LOG_BYTES];
+	static struct netprobe	 np;
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	struct observer		 o;
-	char			 src[1024], can[CANARY_BYTES];
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-net2", 5000);
-	canary(can, sizeof(can));
-	observer_start(tc, &o);
-	net_script(src, sizeof(src), &o, can, 1);
-	rv = run(&sp, src, "", 0, &res);
-	observer_stop(&o);
-	ran_and_gone(tc, rv, &res, "regress-sb-net2");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
-	CHECK_PROBE(res.out, "netifs", "lo");
-	CHECK_PROBE(res.out, "lo4", "ECONNREFUSED");
-	/* The engine's lo of NetworkMode none has no IPv6 address. */
-	CHECK_PROBE(res.out, "lo6", "EADDRNOTAVAIL");
-	CHECK_PROBE(res.out, "testnet", "ENETUNREACH");
+	spec(tc, &sp, 5000);
+	net_start(tc, &np, 1);
+	res = probe(tc, &sp, np.src);
+	net_stop(&np, 0);
+	expect(res,
+	    "netifs lo\n"
+	    "lo4 ECONNREFUSED\n"
+	    /* The engine's lo of NetworkMode none has no IPv6 address. */
+	    "lo6 EADDRNOTAVAIL\n"
+	    "testnet ENETUNREACH\n");
 	/* Refused at once: no connect waited for its timeout. */
-	ATF_CHECK_MSG(res.run_ms < 2000, "run_ms %lld",
-	    (long long)res.run_ms);
-	ATF_CHECK_EQ(observer_log(buf, sizeof(buf)), 0);
-	ATF_CHECK(strstr(buf, can) == NULL);
-}
-ATF_TC_CLEANUP(inside_network_unreachable, tc)
-{
-	observer_reap();
-	sweep(tc, "regress-sb-net2");
+	ATF_CHECK_MSG(res->run_ms < 2000, "run_ms %lld",
+	    (long long)res->run_ms);
 }
 
-ATF_TC_WITH_CLEANUP(mutant_host_network_leaks);
-ATF_TC_HEAD(mutant_host_network_leaks, tc)
+SB_TC(mutant_host_network_leaks, "60", "Mutation: NetworkMode host is "
+    "refused by the profile check (the observer sees nothing); with the "
+    "check bypassed (test build) the same probe reaches the host's "
+    "observer on 127.0.0.1 and ::1 with the canary")
 {
-	atf_tc_set_md_var(tc, "descr", "Mutation: NetworkMode host is "
-	    "refused by the profile check (the observer sees nothing); with "
-	    "the check bypassed (test build) the same probe reaches the "
-	    "host's observer on 127.0.0.1 and ::1 with the canary");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(mutant_host_network_leaks, tc)
-{
-	static struct dkr_sandbox_result res;
-	static const char *const inst = "regress-sb-hostnet";
-	static char		 buf[OBSERVER_LOG_BYTES];
+	static struct netprobe	 np;
 	struct dkr_sandbox_spec	 sp;
-	struct observer		 o;
-	char			 src[1024], can[CANARY_BYTES];
-	int			 rv;
 
-	spec(tc, &sp, inst, 5000);
-	sp.weaken = WEAKEN_NETWORK;
-	canary(can, sizeof(can));
-	observer_start(tc, &o);
+	spec(tc, &sp, 5000);
 	/* Loopback only: the host's network is this run's. */
-	net_script(src, sizeof(src), &o, can, 0);
-
-	rv = run(&sp, src, "", 0, &res);
-	refused_after_create(tc, rv, &res, inst,
+	net_start(tc, &np, 0);
+	weakened(tc, &sp, WEAKEN_NETWORK, np.src,
 	    "refused: HostConfig.NetworkMode");
-	ATF_CHECK_EQ(observer_log(buf, sizeof(buf)), 0);
-
-	sp.noadmit = 1;
-	rv = run(&sp, src, "", 0, &res);
-	ran_and_gone(tc, rv, &res, inst);
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
-	CHECK_PROBE(res.out, "lo4", "ok");
-	CHECK_PROBE(res.out, "lo6", "ok");
-	ATF_CHECK_MSG(observer_saw(can), "the host's observer did not see "
-	    "the canary");
-	observer_stop(&o);
-	ATF_CHECK_EQ(observer_log(buf, sizeof(buf)),
-	    (ssize_t)(2 * strlen(can)));
-}
-ATF_TC_CLEANUP(mutant_host_network_leaks, tc)
-{
-	observer_reap();
-	sweep(tc, "regress-sb-hostnet");
+	ATF_CHECK_EQ(net_log(&np), 0);
+	expect(bypassed(tc, &sp, np.src),
+	    "lo4 ok\n"
+	    "lo6 ok\n");
+	net_stop(&np, 1);
 }
 
-ATF_TC_WITH_CLEANUP(inside_pid1_kill_stop_no_effect);
-ATF_TC_HEAD(inside_pid1_kill_stop_no_effect, tc)
+SB_TC(inside_pid1_kill_stop_no_effect, "60", "kill -KILL 1 and kill -STOP "
+    "1 from the script are dropped by the kernel (non-root design): PID 1 "
+    "runs on, the script too, while the same signals stop and kill a "
+    "process of the script")
 {
-	atf_tc_set_md_var(tc, "descr", "kill -KILL 1 and kill -STOP 1 from "
-	    "the script are dropped by the kernel (non-root design): PID 1 "
-	    "runs on, the script too, while the same signals stop and kill "
-	    "a process of the script");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(inside_pid1_kill_stop_no_effect, tc)
-{
-	static struct dkr_sandbox_result res;
 	static const char	 src[] =
 	    "sbprobe kill_kill kill 1 9\n"
 	    "sleep 0.2\n"
@@ -1317,76 +1163,44 @@ ATF_TC_BODY(inside_pid1_kill_stop_no_effect, tc)
 	    "sbprobe child_kill kill $child 9\n"
 	    "wait $child; echo \"child_status $?\"\n"
 	    "echo \"end alive\"\n";
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-kill", 10000);
-	rv = run(&sp, src, "", 0, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-kill");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	ATF_CHECK_EQ(res.status, 0);
-	printf("%s", res.out);
-	/* Permitted (same uid), and dropped: init has no handler. */
-	CHECK_PROBE(res.out, "kill_kill", "ok");
-	CHECK_PROBE(res.out, "kill_stop", "ok");
-	CHECK_PROBE(res.out, "sh_kill_kill", "0");
-	CHECK_PROBE(res.out, "sh_kill_stop", "0");
-	CHECK_PID1_ALIVE(res.out, "after_kill");
-	CHECK_PID1_ALIVE(res.out, "after_stop");
-	CHECK_PID1_ALIVE(res.out, "after_sh");
-	CHECK_PROBE(res.out, "child_stop", "ok");
-	CHECK_PROBE(res.out, "child_stopped", "T");
-	CHECK_PROBE(res.out, "child_kill", "ok");
-	CHECK_PROBE(res.out, "child_status", "137");
-	CHECK_PROBE(res.out, "end", "alive");
-}
-ATF_TC_CLEANUP(inside_pid1_kill_stop_no_effect, tc)
-{
-	sweep(tc, "regress-sb-kill");
+	spec(tc, &sp, 10000);
+	res = probe(tc, &sp, src);
+	ATF_CHECK_EQ(res->status, 0);
+	expect(res,
+	    /* Permitted (same uid), and dropped: init has no handler. */
+	    "kill_kill ok\n"
+	    "kill_stop ok\n"
+	    "sh_kill_kill 0\n"
+	    "sh_kill_stop 0\n"
+	    /* PID 1 neither stopped nor dead: in sigtimedwait, or running. */
+	    "after_kill S|R\n"
+	    "after_stop S|R\n"
+	    "after_sh S|R\n"
+	    "child_stop ok\n"
+	    "child_stopped T\n"
+	    "child_kill ok\n"
+	    "child_status 137\n"
+	    "end alive\n");
 }
 
-ATF_TC_WITH_CLEANUP(inside_pid1_stop_deadline_holds);
-ATF_TC_HEAD(inside_pid1_stop_deadline_holds, tc)
+SB_TC(inside_pid1_stop_deadline_holds, "60", "After kill -STOP 1 and kill "
+    "-KILL 1 a script looping forever still ends by cmcp-init's deadline: "
+    "TIME_LIMIT with status 250 within the deadline plus 2 s, not by the "
+    "host's backstop")
 {
-	atf_tc_set_md_var(tc, "descr", "After kill -STOP 1 and kill -KILL 1 "
-	    "a script looping forever still ends by cmcp-init's deadline: "
-	    "TIME_LIMIT with status 250 within the deadline plus 2 s, not by "
-	    "the host's backstop");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(inside_pid1_stop_deadline_holds, tc)
-{
-	static struct dkr_sandbox_result res;
+	const struct dkr_sandbox_result	*res;
+
 	/* The marker line only when both kills said 0 and PID 1 is alive. */
-	static const char	 src[] =
-	    "kill -STOP 1 && kill -KILL 1 && sbprobe pid1 state 1 |"
-	    " grep -qE '^pid1 [SR]$' && echo stopped-and-looping\n"
-	    "while :; do :; done\n";
-	struct dkr_sandbox_spec	 sp;
-	int64_t			 t0, ms;
-	int			 rv;
-
-	spec(tc, &sp, "regress-sb-stop", DEADLINE_MS);
-	t0 = now_ms();
-	rv = run(&sp, src, "", 0, &res);
-	ms = now_ms() - t0;
-	printf("measure: stopped_init_deadline_%dms_call_ms %lld\n",
-	    DEADLINE_MS, (long long)ms);
-	ran_and_gone(tc, rv, &res, "regress-sb-stop");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_TIME_LIMIT);
-	/* cmcp-init's own deadline, not the host's backstop (137, killed). */
-	ATF_CHECK_EQ(res.status, CMCP_INIT_TIME_LIMIT);
-	ATF_CHECK_STREQ(res.why, "sandbox: deadline");
-	ATF_CHECK(!res.killed);
+	res = past_deadline(tc, "kill -STOP 1 && kill -KILL 1 && "
+	    "sbprobe pid1 state 1 | grep -qE '^pid1 [SR]$' && "
+	    "echo stopped-and-looping\n"
+	    "while :; do :; done\n", "stopped_init_deadline");
+	ATF_CHECK(!res->killed);
 	/* The attempts were made: the marker went out (not returned). */
-	ATF_CHECK_EQ(res.stdout_bytes, strlen("stopped-and-looping\n"));
-	ATF_CHECK_MSG(ms >= DEADLINE_MS && ms <= DEADLINE_MS + SLACK_MS,
-	    "the call took %lld ms", (long long)ms);
-}
-ATF_TC_CLEANUP(inside_pid1_stop_deadline_holds, tc)
-{
-	sweep(tc, "regress-sb-stop");
+	ATF_CHECK_EQ(res->stdout_bytes, strlen("stopped-and-looping\n"));
 }
 
 /* ptrace of PID 1, and the control: of a process of the script. */
@@ -1399,82 +1213,44 @@ static const char ptrace_src[] =
     "kill -KILL $child\n"
     "echo end\n";
 
-ATF_TC_WITH_CLEANUP(inside_pid1_ptrace_eperm);
-ATF_TC_HEAD(inside_pid1_ptrace_eperm, tc)
+SB_TC(inside_pid1_ptrace_eperm, "60", "PTRACE_ATTACH and PTRACE_SEIZE of "
+    "PID 1 fail with EPERM (cmcp-init is non-dumpable) and PID 1 runs on, "
+    "while the same probe attaches to a process of the script")
 {
-	atf_tc_set_md_var(tc, "descr", "PTRACE_ATTACH and PTRACE_SEIZE of "
-	    "PID 1 fail with EPERM (cmcp-init is non-dumpable) and PID 1 runs "
-	    "on, while the same probe attaches to a process of the script");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(inside_pid1_ptrace_eperm, tc)
-{
-	static struct dkr_sandbox_result res;
+	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-ptrace", 5000);
-	rv = run(&sp, ptrace_src, "", 0, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-ptrace");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	ATF_CHECK_EQ(res.status, 0);
-	printf("%s", res.out);
-	CHECK_PROBE(res.out, "attach", "EPERM");
-	CHECK_PROBE(res.out, "seize", "EPERM");
-	CHECK_PID1_ALIVE(res.out, "pid1");
-	CHECK_PROBE(res.out, "child_attach", "ok");
-	ATF_CHECK(strstr(res.out, "\nend\n") != NULL);
-}
-ATF_TC_CLEANUP(inside_pid1_ptrace_eperm, tc)
-{
-	sweep(tc, "regress-sb-ptrace");
+	spec(tc, &sp, 5000);
+	res = probe(tc, &sp, ptrace_src);
+	ATF_CHECK_EQ(res->status, 0);
+	expect(res,
+	    "attach EPERM\n"
+	    "seize EPERM\n"
+	    "pid1 S|R\n"
+	    "child_attach ok\n");
+	ATF_CHECK(strstr(res->out, "\nend\n") != NULL);
 }
 
-ATF_TC_WITH_CLEANUP(mutant_dumpable_init_ptrace);
-ATF_TC_HEAD(mutant_dumpable_init_ptrace, tc)
+SB_TC(mutant_dumpable_init_ptrace, "60", "Mutation: under the dumpable "
+    "cmcp-init (test-only binary) the same probe attaches to and seizes "
+    "PID 1")
 {
-	atf_tc_set_md_var(tc, "descr", "Mutation: under the dumpable "
-	    "cmcp-init (test-only binary) the same probe attaches to and "
-	    "seizes PID 1");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(mutant_dumpable_init_ptrace, tc)
-{
-	static struct dkr_sandbox_result res;
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-dumpable", 5000);
+	spec(tc, &sp, 5000);
 	images_env(tc, "CMCP_INIT_DUMPABLE", sp.init_path,
 	    sizeof(sp.init_path));
 	ATF_REQUIRE_MSG(access(sp.init_path, X_OK) == 0, "%s", sp.init_path);
-	rv = run(&sp, ptrace_src, "", 0, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-dumpable");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
 	/* The probe detaches again, so the run still ends by itself. */
-	CHECK_PROBE(res.out, "attach", "ok");
-	CHECK_PROBE(res.out, "seize", "ok");
-}
-ATF_TC_CLEANUP(mutant_dumpable_init_ptrace, tc)
-{
-	sweep(tc, "regress-sb-dumpable");
+	expect(probe(tc, &sp, ptrace_src),
+	    "attach ok\n"
+	    "seize ok\n");
 }
 
-ATF_TC_WITH_CLEANUP(inside_setuid_root_eperm);
-ATF_TC_HEAD(inside_setuid_root_eperm, tc)
+SB_TC(inside_setuid_root_eperm, "60", "The script runs as uid 65534; "
+    "setuid(0) and setgid(0) fail with EPERM, while setuid to its own uid "
+    "works")
 {
-	atf_tc_set_md_var(tc, "descr", "The script runs as uid 65534; "
-	    "setuid(0) and setgid(0) fail with EPERM, while setuid to its own "
-	    "uid works");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
-}
-ATF_TC_BODY(inside_setuid_root_eperm, tc)
-{
-	static struct dkr_sandbox_result res;
 	static const char	 src[] =
 	    "echo \"id_u $(id -u)\"\n"
 	    "echo \"id_g $(id -g)\"\n"
@@ -1483,23 +1259,15 @@ ATF_TC_BODY(inside_setuid_root_eperm, tc)
 	    "sbprobe setuid_own setuid 65534\n"
 	    "echo \"after $(id -u)\"\n";
 	struct dkr_sandbox_spec	 sp;
-	int			 rv;
 
-	spec(tc, &sp, "regress-sb-setuid", 5000);
-	rv = run(&sp, src, "", 0, &res);
-	ran_and_gone(tc, rv, &res, "regress-sb-setuid");
-	ATF_CHECK_EQ(res.outcome, DKR_SB_COMPLETED);
-	printf("%s", res.out);
-	CHECK_PROBE(res.out, "id_u", "65534");
-	CHECK_PROBE(res.out, "id_g", "65534");
-	CHECK_PROBE(res.out, "setuid0", "EPERM");
-	CHECK_PROBE(res.out, "setgid0", "EPERM");
-	CHECK_PROBE(res.out, "setuid_own", "ok");
-	CHECK_PROBE(res.out, "after", "65534");
-}
-ATF_TC_CLEANUP(inside_setuid_root_eperm, tc)
-{
-	sweep(tc, "regress-sb-setuid");
+	spec(tc, &sp, 5000);
+	expect(probe(tc, &sp, src),
+	    "id_u 65534\n"
+	    "id_g 65534\n"
+	    "setuid0 EPERM\n"
+	    "setgid0 EPERM\n"
+	    "setuid_own ok\n"
+	    "after 65534\n");
 }
 
 ATF_TP_ADD_TCS(tp)

@@ -285,6 +285,15 @@ MUTANT(cgroupns_host_refused, DKR_R_CGROUPNS,
     set(r, "HostConfig.CgroupnsMode", cJSON_CreateString("host")))
 MUTANT(pid_container_refused, DKR_R_PIDMODE,
     set(r, "HostConfig.PidMode", cJSON_CreateString("container:x")))
+/* IpcMode none has no /dev/shm; private and shareable mount a tmpfs. */
+MUTANT(ipc_private_refused, DKR_R_IPCMODE,
+    set(r, "HostConfig.IpcMode", cJSON_CreateString("private")))
+MUTANT(ipc_shareable_refused, DKR_R_IPCMODE,
+    set(r, "HostConfig.IpcMode", cJSON_CreateString("shareable")))
+MUTANT(ipc_container_refused, DKR_R_IPCMODE,
+    set(r, "HostConfig.IpcMode", cJSON_CreateString("container:x")))
+MUTANT(ipc_daemon_default_refused, DKR_R_IPCMODE,
+    set(r, "HostConfig.IpcMode", cJSON_CreateString("")))
 MUTANT(devices_refused, DKR_R_DEVICES,
     set(r, "HostConfig.Devices", parsed("[{\"PathOnHost\":\"/dev/kmsg\","
     "\"PathInContainer\":\"/dev/kmsg\",\"CgroupPermissions\":\"rwm\"}]")))
@@ -457,6 +466,7 @@ ATF_TC_BODY(template_body_profile, tc)
 	}
 	ATF_CHECK(cJSON_IsFalse(at(b, "HostConfig.Privileged")));
 	ATF_CHECK_STREQ(at(b, "HostConfig.NetworkMode")->valuestring, "none");
+	ATF_CHECK_STREQ(at(b, "HostConfig.IpcMode")->valuestring, "none");
 	ATF_CHECK_STREQ(at(b, "User")->valuestring, "10001:10001");
 	ATF_CHECK_EQ(cJSON_GetArraySize(at(b, "HostConfig.Mounts")), 1);
 	ATF_CHECK_STREQ(at(b, "Image")->valuestring, FX_IMAGE);
@@ -644,6 +654,10 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, userns_host_refused);
 	ATF_TP_ADD_TC(tp, cgroupns_host_refused);
 	ATF_TP_ADD_TC(tp, pid_container_refused);
+	ATF_TP_ADD_TC(tp, ipc_private_refused);
+	ATF_TP_ADD_TC(tp, ipc_shareable_refused);
+	ATF_TP_ADD_TC(tp, ipc_container_refused);
+	ATF_TP_ADD_TC(tp, ipc_daemon_default_refused);
 	ATF_TP_ADD_TC(tp, devices_refused);
 	ATF_TP_ADD_TC(tp, device_requests_refused);
 	ATF_TP_ADD_TC(tp, port_bindings_refused);

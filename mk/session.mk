@@ -8,7 +8,7 @@
 #                       bench/results/calls.tsv
 
 SESSION_SRCS=	common/json.c bridge/frame.c gateway/mcp.c gateway/policy.c \
-		gateway/sbcall.c parent/mcpserver.c
+		gateway/sbcall.c gateway/sbrun.c parent/mcpserver.c
 SRCS+=		$(SESSION_SRCS)
 SESSION_HDRS=	common/json.h common/sha256.h bridge/frame.h gateway/mcp.h \
 		gateway/policy.h gateway/sbcall.h common/sbstream.h \
@@ -51,3 +51,35 @@ session-clean:
 
 # The fixture image carries the agent fixtures and the benchmark's agent.
 docker-images: $(AGENT_FIXTURES) bench/calls-agent
+
+# The sandbox run's stream and result, without an engine.
+SBCALL_TEST=	regress/gateway/sbcall_test
+SBCALL_SRCS=	gateway/sbcall.c common/sbstream.c common/json.c
+SBCALL_HDRS=	gateway/sbcall.h common/sbstream.h common/json.h common/cmcp.h
+UNIT_TESTS+=	$(SBCALL_TEST)
+SANITIZE_EXTRA+= sbcall-sanitize
+CLEAN_EXTRA+=	sbcall-clean
+
+.PHONY: sbcall-sanitize sbcall-clean
+
+$(SBCALL_TEST): regress/gateway/sbcall_test.c $(SBCALL_SRCS) $(SBCALL_HDRS)
+	$(CC) $(CPPFLAGS) -Igateway $(ATF_CFLAGS) $(CFLAGS) $(LDFLAGS) \
+	    -o $@ regress/gateway/sbcall_test.c $(SBCALL_SRCS) $(ATF_LIBS) \
+	    $(LDLIBS)
+
+sbcall-sanitize:
+	@mkdir -p obj-san
+	$(CC) $(CPPFLAGS) -Igateway $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
+	    -o obj-san/sbcall_test regress/gateway/sbcall_test.c \
+	    $(SBCALL_SRCS) $(ATF_LIBS) $(LDLIBS)
+	scripts/san-run obj-san/sbcall_test
+
+sbcall-clean:
+	rm -f $(SBCALL_TEST)
+
+SBCALL_FUZZER=	regress/fuzz/fuzz_sbstream
+FUZZERS+=	$(SBCALL_FUZZER)
+
+$(SBCALL_FUZZER): regress/fuzz/fuzz_sbstream.c $(SBCALL_SRCS) $(SBCALL_HDRS)
+	clang $(FUZZ_FLAGS) -Igateway -o $@ regress/fuzz/fuzz_sbstream.c \
+	    $(SBCALL_SRCS) $(LDLIBS)

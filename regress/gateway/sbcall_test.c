@@ -1,0 +1,428 @@
+/*
+ * The gateway's code for a sandbox run that sees what the container
+ * produced (common/sbstream.c) and what the agent sent and gets
+ * (gateway/sbcall.c), without an engine: the attach stream is one end of
+ * a socket pair whose other end the test (or a child of it) plays as the
+ * engine would, and as a hostile container could.
+ */
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atf-c.h>
+
+#include "json.h"
+#include "sbcall.h"
+#include "sbstream.h"
+
+#define T_OUTMAX	64
+#define T_BACKSTOP_MS	5000
+
+static char	 t_out[SANDBOX_OUTPUT_BYTES];
+
+struct t_pair {
+	int	 fd;		/* the gateway's end, non-blocking */
+	int	 peer;		/* the engine's */
+};
+
+static void
+t_pair(struct t_pair *p)
+{
+	int	 sv[2], fl;
+
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	ATF_REQUIRE((fl = fcntl(sv[0], F_GETFL)) != -1);
+	ATF_REQUIRE(fcntl(sv[0], F_SETFL, fl | O_NONBLOCK) == 0);
+	p->fd = sv[0];
+	p->peer = sv[1];
+}
+
+/* One frame of the attach stream: stream byte, 0 0 0, size, payload. */
+static size_t
+t_frame(char *buf, int stream, const char *payload, size_t len)
+{
+	buf[0] = (char)stream;
+	buf[1] = buf[2] = buf[3] = 0;
+	buf[4] = (char)(len >> 24);
+	buf[5] = (char)(len >> 16);
+	buf[6] = (char)(len >> 8);
+	buf[7] = (char)len;
+	memcpy(buf + 8, payload, len);
+	return (8 + len);
+}
+
+static void
+t_write(int fd, const char *p, size_t len)
+{
+	ssize_t	 n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		ATF_REQUIRE_MSG(n > 0, "write: %s", strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Pump with an empty feed; the output goes to t_out. */
+static enum sb_end
+t_pump(struct t_pair *p, const char *head, size_t headlen,
+    struct sb_output *o, size_t outmax, int64_t backstop_ms)
+{
+	struct sb_feed	 f;
+
+	ATF_REQUIRE(sb_feed_init(&f, "x", 1, "", 0) == 0);
+	memset(o, 0, sizeof(*o));
+	o->out = t_out;
+	o->outmax = outmax;
+	return (sb_stream(p->fd, head, headlen, &f, o,
+	    sb_now_ms() + backstop_ms));
+}
+
+ATF_TC_WITHOUT_HEAD(stream_frames_split_anywhere);
+ATF_TC_BODY(stream_frames_split_anywhere, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	char		 buf[256];
+	size_t		 n = 0, cut;
+
+	/* stdout "hello ", stderr "noise", stdout "world" */
+	n += t_frame(buf + n, 1, "hello ", 6);
+	n += t_frame(buf + n, 2, "noise", 5);
+	n += t_frame(buf + n, 1, "world", 5);
+	for (cut = 0; cut <= n; cut++) {
+		t_pair(&p);
+		/* The first cut bytes came with the attach response. */
+		t_write(p.peer, buf + cut, n - cut);
+		ATF_REQUIRE(close(p.peer) == 0);
+		ATF_CHECK_EQ_MSG(t_pump(&p, buf, cut, &o, T_OUTMAX,
+		    T_BACKSTOP_MS), SB_EOF, "cut %zu", cut);
+		ATF_CHECK_EQ(o.outlen, 11);
+		ATF_CHECK(memcmp(t_out, "hello world", 11) == 0);
+		ATF_CHECK_EQ(o.stdout_bytes, 11);
+		ATF_CHECK_EQ(o.stderr_bytes, 5);
+		close(p.fd);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(stream_malformed_is_broken);
+ATF_TC_BODY(stream_malformed_is_broken, tc)
+{
+	static const struct {
+		const char	*name;
+		const char	*bytes;
+		size_t		 len;
+	} bad[] = {
+		{ "stream 0",	"\0\0\0\0\0\0\0\1x", 9 },
+		{ "stream 3",	"\3\0\0\0\0\0\0\1x", 9 },
+		{ "padding",	"\1\0\1\0\0\0\0\1x", 9 },
+		{ "eof in header", "\1\0\0\0\0", 5 },
+		{ "eof in payload", "\1\0\0\0\0\0\0\5abc", 11 },
+	};
+	struct t_pair	 p;
+	struct sb_output o;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		t_pair(&p);
+		t_write(p.peer, bad[i].bytes, bad[i].len);
+		ATF_REQUIRE(close(p.peer) == 0);
+		ATF_CHECK_EQ_MSG(t_pump(&p, NULL, 0, &o, T_OUTMAX,
+		    T_BACKSTOP_MS), SB_BROKEN, "%s", bad[i].name);
+		close(p.fd);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(stream_output_bound_exact);
+ATF_TC_BODY(stream_output_bound_exact, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	char		 payload[T_OUTMAX + 1], buf[2 * (T_OUTMAX + 9)];
+	size_t		 n;
+
+	memset(payload, 'a', sizeof(payload));
+
+	/* Exactly the bound, in two frames: all of it, EOF. */
+	t_pair(&p);
+	n = t_frame(buf, 1, payload, T_OUTMAX / 2);
+	n += t_frame(buf + n, 1, payload, T_OUTMAX - T_OUTMAX / 2);
+	t_write(p.peer, buf, n);
+	ATF_REQUIRE(close(p.peer) == 0);
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, T_BACKSTOP_MS),
+	    SB_EOF);
+	ATF_CHECK_EQ(o.outlen, T_OUTMAX);
+	close(p.fd);
+
+	/* One byte more: the first byte over ends it, nothing stored. */
+	t_pair(&p);
+	n = t_frame(buf, 1, payload, T_OUTMAX);
+	n += t_frame(buf + n, 1, payload, 1);
+	t_write(p.peer, buf, n);
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, T_BACKSTOP_MS),
+	    SB_OUTPUT);
+	ATF_CHECK_EQ(o.outlen, T_OUTMAX);
+	ATF_CHECK_EQ(o.stdout_bytes, T_OUTMAX + 1);
+	close(p.fd);
+	close(p.peer);
+}
+
+ATF_TC_WITHOUT_HEAD(stream_stderr_bound);
+ATF_TC_BODY(stream_stderr_bound, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	static char	 chunk[64 * 1024 + 8];
+	size_t		 n, sent;
+	pid_t		 pid;
+	int		 status;
+
+	/* A child floods stderr frames past the bound; stdout stays empty. */
+	t_pair(&p);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		close(p.fd);
+		memset(chunk + 8, 'e', sizeof(chunk) - 8);
+		n = t_frame(chunk, 2, chunk + 8, sizeof(chunk) - 8);
+		for (sent = 0; sent <= SB_STDERR_BYTES; sent += n - 8)
+			if (write(p.peer, chunk, n) != (ssize_t)n)
+				_exit(0);
+		_exit(0);
+	}
+	close(p.peer);
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, T_BACKSTOP_MS),
+	    SB_OUTPUT);
+	ATF_CHECK_EQ(o.stderr_bytes, SB_STDERR_BYTES + 1);
+	ATF_CHECK_EQ(o.outlen, 0);
+	close(p.fd);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+}
+
+ATF_TC_WITHOUT_HEAD(stream_backstop);
+ATF_TC_BODY(stream_backstop, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	int64_t		 t0;
+
+	/* A container that says nothing and never ends. */
+	t_pair(&p);
+	t0 = sb_now_ms();
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, 200), SB_BACKSTOP);
+	ATF_CHECK(sb_now_ms() - t0 >= 200);
+	ATF_CHECK(sb_now_ms() - t0 < 2000);
+	close(p.fd);
+	close(p.peer);
+}
+
+/*
+ * The frame goes in whole, then the write side is shut: the peer reads
+ * exactly the header, the source and the input, then its EOF.
+ */
+ATF_TC_WITHOUT_HEAD(stream_feed_exact);
+ATF_TC_BODY(stream_feed_exact, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	struct sb_feed	 f;
+	static char	 input[SANDBOX_INPUT_BYTES], got[SANDBOX_INPUT_BYTES + 64];
+	char		 reply[16];
+	const char	*head = "3 65536\ncat";
+	size_t		 have = 0, n, i;
+	ssize_t		 r;
+	pid_t		 pid;
+	int		 status, same;
+
+	for (i = 0; i < sizeof(input); i++)
+		input[i] = (char)(i * 7);
+	t_pair(&p);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		/* The engine: read to EOF, compare, answer "ok" or "no". */
+		close(p.fd);
+		while ((r = read(p.peer, got + have, sizeof(got) - have)) > 0)
+			have += (size_t)r;
+		same = r == 0 && have == strlen(head) + sizeof(input) &&
+		    memcmp(got, head, strlen(head)) == 0 &&
+		    memcmp(got + strlen(head), input, sizeof(input)) == 0;
+		n = t_frame(reply, 1, same ? "ok" : "no", 2);
+		_exit(write(p.peer, reply, n) == (ssize_t)n ? 0 : 1);
+	}
+	close(p.peer);
+	ATF_REQUIRE(sb_feed_init(&f, "cat", 3, input, sizeof(input)) == 0);
+	memset(&o, 0, sizeof(o));
+	o.out = t_out;
+	o.outmax = T_OUTMAX;
+	ATF_CHECK_EQ(sb_stream(p.fd, NULL, 0, &f, &o, sb_now_ms() +
+	    T_BACKSTOP_MS), SB_EOF);
+	ATF_CHECK_EQ(o.outlen, 2);
+	ATF_CHECK(memcmp(t_out, "ok", 2) == 0);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(p.fd);
+}
+
+/* A container that stops reading: EPIPE, never SIGPIPE; output still read. */
+ATF_TC_WITHOUT_HEAD(stream_feed_refused_no_signal);
+ATF_TC_BODY(stream_feed_refused_no_signal, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	struct sb_feed	 f;
+	static char	 input[SANDBOX_INPUT_BYTES];
+	char		 buf[32];
+	size_t		 n;
+
+	ATF_REQUIRE(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
+	t_pair(&p);
+	n = t_frame(buf, 1, "early", 5);
+	t_write(p.peer, buf, n);
+	ATF_REQUIRE(shutdown(p.peer, SHUT_RD) == 0);
+	ATF_REQUIRE(close(p.peer) == 0);
+	ATF_REQUIRE(sb_feed_init(&f, "x", 1, input, sizeof(input)) == 0);
+	memset(&o, 0, sizeof(o));
+	o.out = t_out;
+	o.outmax = T_OUTMAX;
+	ATF_CHECK_EQ(sb_stream(p.fd, NULL, 0, &f, &o, sb_now_ms() +
+	    T_BACKSTOP_MS), SB_EOF);
+	ATF_CHECK_EQ(o.outlen, 5);
+	close(p.fd);
+}
+
+/* Source: exactly {"source": non-empty string without NUL, <= max}. */
+ATF_TC_WITHOUT_HEAD(source_exactly_one_string);
+ATF_TC_BODY(source_exactly_one_string, tc)
+{
+	static const char *const bad[] = {
+		"{}", "[]", "\"x\"", "{\"source\":\"\"}", "{\"source\":1}",
+		"{\"source\":null}", "{\"source\":[\"x\"]}",
+		"{\"source\":\"x\",\"input\":\"y\"}", "{\"a\":1,\"source\":\"x\"}",
+		"{\"Source\":\"x\"}", "{\"source\":\"a\\u0000b\"}",
+		"{\"source\":\"12345678\"}",
+	};
+	char	 src[8 + 1];
+	size_t	 len, i;
+	const char *ok = "{\"source\":\"a\\nb\\\"c\\u00e9\"}";
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ATF_CHECK_EQ_MSG(gw_sb_source(bad[i], strlen(bad[i]), 7, src,
+		    sizeof(src), &len), -1, "%s", bad[i]);
+	ATF_REQUIRE_EQ(gw_sb_source(ok, strlen(ok), 7, src, sizeof(src),
+	    &len), 0);
+	ATF_CHECK_EQ(len, 7);
+	ATF_CHECK(memcmp(src, "a\nb\"c\xc3\xa9", 7) == 0);
+	/* Exactly at the bound, and the buffer must hold bound + 1. */
+	ATF_CHECK_EQ(gw_sb_source("{\"source\":\"1234567\"}", 20, 7, src,
+	    sizeof(src), &len), 0);
+	ATF_CHECK_EQ(gw_sb_source("{\"source\":\"1234567\"}", 20, 8, src,
+	    sizeof(src) - 1, &len), -1);
+}
+
+static void
+t_result(struct gw_sb_run *r, int outcome, int64_t status,
+    const char *out, size_t outlen)
+{
+	memset(r, 0, sizeof(*r));
+	memcpy(t_out, out, outlen);
+	r->out = t_out;
+	r->outmax = sizeof(t_out);
+	r->outlen = outlen;
+	r->outcome = outcome;
+	r->status = status;
+}
+
+/* The result is canonical JSON, every byte sequence made a string. */
+ATF_TC_WITHOUT_HEAD(result_canonical_json);
+ATF_TC_BODY(result_canonical_json, tc)
+{
+	static const struct {
+		const char	*out;
+		size_t		 len;
+		const char	*want;
+	} cases[] = {
+		{ "plain\n", 6, "\"plain\\n\"" },
+		{ "q\"b\\t\tc\x01\x7f", 9, "\"q\\\"b\\\\t\\tc\\u0001\x7f\"" },
+		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9,
+		    "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"" },
+		{ "\xff", 1, "\"\xef\xbf\xbd\"" },
+		{ "\xc0\x80", 2, "\"\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "\xed\xa0\x80", 3,
+		    "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "a\xe2\x82", 3, "\"a\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "\xf4\x90\x80\x80", 4, "\"\xef\xbf\xbd\xef\xbf\xbd"
+		    "\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "", 0, "\"\"" },
+		{ "a\0b", 3, "\"a\xef\xbf\xbd" "b\"" },
+	};
+	struct gw_sb_run	 r;
+	struct json_limits	 lim;
+	char			 buf[512], canon[512], want[256];
+	size_t			 len, clen, i;
+
+	lim.max_bytes = sizeof(buf);
+	lim.max_depth = 8;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t_result(&r, SANDBOX_COMPLETED, 0, cases[i].out, cases[i].len);
+		ATF_REQUIRE(gw_sb_result(&r, buf, sizeof(buf), &len) == 0);
+		ATF_CHECK_MSG(json_check(buf, len, &lim) == JSON_OK,
+		    "case %zu not JSON", i);
+		/* Canonicalized, it is the expected text. */
+		ATF_REQUIRE_MSG(json_canon(buf, len, &lim, canon,
+		    sizeof(canon), &clen) == JSON_OK, "case %zu", i);
+		(void)snprintf(want, sizeof(want), "{\"outcome\":\"COMPLETED\","
+		    "\"output\":%s,\"status\":0}", cases[i].want);
+		ATF_CHECK_MSG(clen == strlen(want) &&
+		    memcmp(canon, want, clen) == 0, "case %zu: %.*s", i,
+		    (int)clen, canon);
+	}
+
+	/* Other outcomes carry no output, whatever was read. */
+	t_result(&r, SANDBOX_TIME_LIMIT, 250, "secret", 6);
+	ATF_REQUIRE(gw_sb_result(&r, buf, sizeof(buf), &len) == 0);
+	ATF_CHECK(len == strlen("{\"outcome\":\"TIME_LIMIT\",\"status\":250}") &&
+	    memcmp(buf, "{\"outcome\":\"TIME_LIMIT\",\"status\":250}", len) == 0);
+	ATF_CHECK(memmem(buf, len, "secret", 6) == NULL);
+}
+
+/* Every size below the result's refuses; the exact size takes it. */
+ATF_TC_WITHOUT_HEAD(result_bound_exact);
+ATF_TC_BODY(result_bound_exact, tc)
+{
+	struct gw_sb_run	 r;
+	char			 buf[256];
+	size_t			 len, need, sz;
+
+	t_result(&r, SANDBOX_COMPLETED, 0, "ab\n\x01\xff", 5);
+	ATF_REQUIRE(gw_sb_result(&r, buf, sizeof(buf), &need) == 0);
+	for (sz = 0; sz < need; sz++)
+		ATF_CHECK_EQ_MSG(gw_sb_result(&r, buf, sz, &len), -1,
+		    "size %zu", sz);
+	ATF_CHECK_EQ(gw_sb_result(&r, buf, need, &len), 0);
+	ATF_CHECK_EQ(len, need);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, stream_frames_split_anywhere);
+	ATF_TP_ADD_TC(tp, stream_malformed_is_broken);
+	ATF_TP_ADD_TC(tp, stream_output_bound_exact);
+	ATF_TP_ADD_TC(tp, stream_stderr_bound);
+	ATF_TP_ADD_TC(tp, stream_backstop);
+	ATF_TP_ADD_TC(tp, stream_feed_exact);
+	ATF_TP_ADD_TC(tp, stream_feed_refused_no_signal);
+	ATF_TP_ADD_TC(tp, source_exactly_one_string);
+	ATF_TP_ADD_TC(tp, result_canonical_json);
+	ATF_TP_ADD_TC(tp, result_bound_exact);
+	return (atf_no_error());
+}

@@ -235,6 +235,9 @@ main(int argc, char *argv[])
 	load_env(argv[0]);
 	if (mkdtemp(dir) == NULL)
 		err(1, "mkdtemp");
+	/* The auditor opens its database under its own uid: it must pass. */
+	if (chmod(dir, 0755) == -1)
+		err(1, "chmod %s", dir);
 	strlcpy(work, dir, sizeof(work));
 	snprintf(conf, sizeof(conf), "%s/cmcp.conf", work);
 	snprintf(fifo, sizeof(fifo), "%s/stdout", work);

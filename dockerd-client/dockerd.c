@@ -932,6 +932,11 @@ dkr_sb_tool(struct imsg *imsg)
 	sp->output_bytes = sx.sx_output_bytes;
 	sp->source_bytes = sx.sx_source_bytes;
 	sp->input_bytes = sx.sx_input_bytes;
+#ifdef CMCP_TEST
+	/* The session's weakened profile, for its runs too. */
+	sp->weaken = dkr.req.sd_weaken;
+	sp->noadmit = dkr.req.sd_noadmit;
+#endif
 	if (dkr_sb.res == NULL &&
 	    (dkr_sb.res = malloc(sizeof(*dkr_sb.res))) == NULL)
 		fatal("malloc");

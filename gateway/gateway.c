@@ -60,6 +60,9 @@
 #include "sha256.h"
 
 /* The reply line around a result: {"ok":true,"result": ... } */
+/* Added to an MCP error: the client is dead (gw_mcp_exchange). */
+#define GW_MCP_DEAD		0x100
+_Static_assert(MCP_E_MAX < GW_MCP_DEAD, "an error code takes the bit");
 #define GW_REPLY_WRAP_BYTES	(sizeof("{\"ok\":true,\"result\":}") - 1)
 
 struct gw_upstream {
@@ -162,6 +165,10 @@ static void	gw_audit(enum audit_kind, enum audit_decision,
 static void	gw_audit_ack(struct imsg *);
 static void	gw_audit_late(int, short, void *);
 static void	gw_audit_fail(void);
+static int	gw_mcp_exchange(const struct gw_decision *,
+		    const char *, const char *, size_t, size_t *, int *,
+		    long long *);
+static void	gw_mcp_failed(int);
 static void	gw_call(const struct gw_decision *, const char *, size_t);
 static void	gw_sandbox_call(const struct gw_decision *, const char *,
 		    size_t);
@@ -877,74 +884,104 @@ gw_audit_fail(void)
 }
 
 /*
- * The upstream call, bounded by the server's timeout.  The result's label
- * raises the session label whether or not the tool reported an error:
- * something of the tool came back.  A failure after which the client is
- * dead makes the exchange unsafe and ends the session.  The start, the
- * result (its digest, never its bytes) and a rise of the label are
- * recorded before the reply.
+ * One recorded MCP call of the tool of d, bounded by its server's
+ * timeout: the start, the call, the result's label (raised whether or
+ * not the tool reported an error: something of the tool came back), the
+ * result (its digest, never its bytes) and a rise of the label.  tag is
+ * the start's reason and the result's when it is good.  The result is in
+ * gw.result[0..*rlen); *us is the call's own time.  Returns MCP_OK, or
+ * the error with GW_MCP_DEAD added when the client is dead.
  */
-static void
-gw_call(const struct gw_decision *d, const char *args, size_t arglen)
+static int
+gw_mcp_exchange(const struct gw_decision *d, const char *tag,
+    const char *args, size_t arglen, size_t *rlen, int *iserr, long long *us)
 {
 	struct gw_upstream	*up;
 	struct sha256_ctx	 ctx;
 	struct timespec		 t0, t1;
 	uint8_t			 digest[SHA256_DIGEST_BYTES];
-	size_t			 rlen = gw.resultsz;
-	int			 iserr = 0, before = gw.s.s_label;
+	int			 before = gw.s.s_label;
 	enum mcp_error		 e;
 
-	if ((up = gw_upstream(d->tool->server)) == NULL)
+	if (d->tool->kind != TOOL_MCP ||
+	    (up = gw_upstream(d->tool->server)) == NULL)
 		fatalx("tool %s: no upstream", d->tool->name);
-	gw_audit(AUDIT_K_CALL_START, AUDIT_D_NONE, d, "", before, before,
+	gw_audit(AUDIT_K_CALL_START, AUDIT_D_NONE, d, tag, before, before,
 	    NULL, NULL);
+	*rlen = gw.resultsz;
+	*iserr = 0;
 	if (clock_gettime(CLOCK_MONOTONIC, &t0) == -1)
 		fatal("clock_gettime");
 	e = mcp_call(&up->u_mc, d->tool->remote, args, arglen, gw.result,
-	    &rlen, &iserr);
+	    rlen, iserr);
 	if (clock_gettime(CLOCK_MONOTONIC, &t1) == -1)
 		fatal("clock_gettime");
+	*us = (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000;
 	if (e == MCP_OK || up->u_mc.state != MCP_ST_DEAD)
 		(void)gw_result_label(&gw.s, d->tool);
 	if (e == MCP_OK) {
 		sha256_init(&ctx);
-		sha256_update(&ctx, gw.result, rlen);
+		sha256_update(&ctx, gw.result, *rlen);
 		sha256_final(&ctx, digest);
 	}
 	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, d, e != MCP_OK ?
-	    gw_mcp_reason(e) : iserr ? "tool_error" : "ok", before,
-	    gw.s.s_label, NULL, e == MCP_OK ? digest : NULL);
+	    gw_mcp_reason(e) : *iserr ? "tool_error" : tag[0] != '\0' ? tag :
+	    "ok", before, gw.s.s_label, NULL, e == MCP_OK ? digest : NULL);
 	if (gw.s.s_label != before)
 		gw_audit(AUDIT_K_LABEL_CHANGE, AUDIT_D_NONE, d, "", before,
 		    gw.s.s_label, NULL, NULL);
-	if (e == MCP_OK) {
-		gw_reply(GW_VERDICT_REPLY, REPLY_OK, "allowed", gw.result,
-		    rlen);
-		explicit_bzero(gw.result, rlen);
-		log_debug("request %llu: operation %s: delivered, %zu bytes "
-		    "back%s, session label %s, audit wait %lld us, "
-		    "upstream %lld us",
-		    (unsigned long long)gw.res.gr_calls, d->op->name, rlen,
-		    iserr ? " (tool error)" : "",
-		    gw.conf->c_labels[gw.s.s_label], gw.pend.p_wait_us,
-		    (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
-		    (t1.tv_nsec - t0.tv_nsec) / 1000);
-		return;
+	if (e != MCP_OK) {
+		log_warnx("request %llu: operation %s: server %s: %s",
+		    (unsigned long long)gw.res.gr_calls, d->op->name,
+		    up->u_srv->name, mcp_strerror(e));
+		/* A dead client makes the exchange unsafe: no more calls. */
+		if (up->u_mc.state == MCP_ST_DEAD) {
+			gw.failed = 1;
+			return (e | GW_MCP_DEAD);
+		}
 	}
-	log_warnx("request %llu: operation %s: server %s: %s",
-	    (unsigned long long)gw.res.gr_calls, d->op->name,
-	    up->u_srv->name, mcp_strerror(e));
-	if (up->u_mc.state != MCP_ST_DEAD) {
+	return (e);
+}
+
+/* The reply to a failed exchange; the session ends once it is unsafe. */
+static void
+gw_mcp_failed(int r)
+{
+	enum mcp_error	 e = r & ~GW_MCP_DEAD;
+
+	if ((r & GW_MCP_DEAD) == 0) {
 		/* A JSON-RPC error or an overlong result: read in full. */
 		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
 		    gw_mcp_reason(e), NULL, 0);
 		return;
 	}
-	gw.failed = 1;
 	gw_reply(GW_VERDICT_FAILED, e == MCP_E_TIMEOUT ?
 	    REPLY_UPSTREAM_TIMEOUT : REPLY_UPSTREAM_ERROR, gw_mcp_reason(e),
 	    NULL, 0);
+}
+
+/* An MCP tool's call, answered with its result. */
+static void
+gw_call(const struct gw_decision *d, const char *args, size_t arglen)
+{
+	size_t		 rlen;
+	long long	 us;
+	int		 iserr;
+	int		 e;
+
+	if ((e = gw_mcp_exchange(d, "", args, arglen, &rlen, &iserr,
+	    &us)) != MCP_OK) {
+		gw_mcp_failed(e);
+		return;
+	}
+	gw_reply(GW_VERDICT_REPLY, REPLY_OK, "allowed", gw.result, rlen);
+	explicit_bzero(gw.result, rlen);
+	log_debug("request %llu: operation %s: delivered, %zu bytes back%s, "
+	    "session label %s, audit wait %lld us, upstream %lld us",
+	    (unsigned long long)gw.res.gr_calls, d->op->name, rlen,
+	    iserr ? " (tool error)" : "", gw.conf->c_labels[gw.s.s_label],
+	    gw.pend.p_wait_us, us);
 }
 
 /*
@@ -1063,37 +1100,18 @@ gw_sandbox_call(const struct gw_decision *d, const char *args, size_t arglen)
 static int
 gw_sandbox_input(const struct gw_decision *d, size_t *inlen)
 {
-	const struct conf_tool	*it = d->tool->input_tool;
 	struct gw_decision	 din = *d;
-	struct gw_upstream	*up;
-	struct sha256_ctx	 ctx;
-	uint8_t			 digest[SHA256_DIGEST_BYTES];
-	size_t			 rlen = gw.resultsz;
-	int			 iserr = 0, before = gw.s.s_label;
-	enum mcp_error		 e;
+	size_t			 rlen;
+	long long		 us;
+	int			 iserr, e;
 
-	if (it->kind != TOOL_MCP || (up = gw_upstream(it->server)) == NULL)
-		fatalx("tool %s: input tool %s unusable", d->tool->name,
-		    it->name);
-	din.tool = it;
-	gw_audit(AUDIT_K_CALL_START, AUDIT_D_NONE, &din, "input", before,
-	    before, NULL, NULL);
-	e = mcp_call(&up->u_mc, it->remote, "{}", 2, gw.result, &rlen,
-	    &iserr);
-	if (e == MCP_OK || up->u_mc.state != MCP_ST_DEAD)
-		(void)gw_result_label(&gw.s, it);
-	if (e == MCP_OK) {
-		sha256_init(&ctx);
-		sha256_update(&ctx, gw.result, rlen);
-		sha256_final(&ctx, digest);
+	din.tool = d->tool->input_tool;
+	if ((e = gw_mcp_exchange(&din, "input", "{}", 2, &rlen, &iserr,
+	    &us)) != MCP_OK) {
+		gw_mcp_failed(e);
+		return (-1);
 	}
-	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, &din, e != MCP_OK ?
-	    gw_mcp_reason(e) : iserr ? "tool_error" : "input", before,
-	    gw.s.s_label, NULL, e == MCP_OK ? digest : NULL);
-	if (gw.s.s_label != before)
-		gw_audit(AUDIT_K_LABEL_CHANGE, AUDIT_D_NONE, &din, "", before,
-		    gw.s.s_label, NULL, NULL);
-	if (e == MCP_OK && !iserr && rlen <= d->tool->input_bytes) {
+	if (!iserr && rlen <= d->tool->input_bytes) {
 		memcpy(gw.sbin, gw.result, rlen);
 		explicit_bzero(gw.result, rlen);
 		*inlen = rlen;
@@ -1101,18 +1119,10 @@ gw_sandbox_input(const struct gw_decision *d, size_t *inlen)
 	}
 	explicit_bzero(gw.result, rlen);
 	log_warnx("request %llu: operation %s: input tool %s: %s",
-	    (unsigned long long)gw.res.gr_calls, d->op->name, it->name,
-	    e != MCP_OK ? mcp_strerror(e) : iserr ? "tool error" :
-	    "input too large");
-	if (e != MCP_OK && up->u_mc.state == MCP_ST_DEAD) {
-		gw.failed = 1;
-		gw_reply(GW_VERDICT_FAILED, e == MCP_E_TIMEOUT ?
-		    REPLY_UPSTREAM_TIMEOUT : REPLY_UPSTREAM_ERROR,
-		    gw_mcp_reason(e), NULL, 0);
-	} else
-		gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR,
-		    e != MCP_OK ? gw_mcp_reason(e) : iserr ?
-		    "input_tool_error" : "input_too_large", NULL, 0);
+	    (unsigned long long)gw.res.gr_calls, d->op->name, din.tool->name,
+	    iserr ? "tool error" : "input too large");
+	gw_reply(GW_VERDICT_REPLY, REPLY_UPSTREAM_ERROR, iserr ?
+	    "input_tool_error" : "input_too_large", NULL, 0);
 	return (-1);
 }
 

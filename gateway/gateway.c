@@ -1001,8 +1001,7 @@ gw_sandbox_call(const struct gw_decision *d, const char *args, size_t arglen)
 	struct gw_sb_run	 r;
 	struct sha256_ctx	 ctx;
 	uint8_t			 digest[SHA256_DIGEST_BYTES];
-	char			 reason[AUDIT_NAME_BYTES];
-	size_t			 srclen, inlen = 0, rlen, i;
+	size_t			 srclen, inlen = 0, rlen;
 	int			 before;
 
 	if (gw_sb_source(args, arglen, t->source_bytes, gw.sbsrc,
@@ -1051,14 +1050,8 @@ gw_sandbox_call(const struct gw_decision *d, const char *args, size_t arglen)
 		sha256_update(&ctx, gw.result, rlen);
 		sha256_final(&ctx, digest);
 	}
-	(void)strlcpy(reason, r.outcome == SANDBOX_REFUSED ?
-	    "sandbox_refused" : gw_sb_outcome_str(r.outcome), sizeof(reason));
-	for (i = 0; reason[i] != '\0'; i++)
-		if (reason[i] >= 'A' && reason[i] <= 'Z')
-			reason[i] = reason[i] - 'A' + 'a';
-	if (!r.gone)
-		(void)strlcpy(reason, "sandbox_not_gone", sizeof(reason));
-	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, d, reason, before,
+	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, d, r.gone ?
+	    gw_sb_outcome_reason(r.outcome) : "sandbox_not_gone", before,
 	    gw.s.s_label, NULL, rlen > 0 ? digest : NULL);
 	if (gw.s.s_label != before)
 		gw_audit(AUDIT_K_LABEL_CHANGE, AUDIT_D_NONE, d, "", before,

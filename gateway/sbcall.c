@@ -41,6 +41,23 @@ static const char *const gw_sb_outcomes[SANDBOX_OUTCOME_MAX] = {
 
 static size_t	 gw_sb_utf8(const unsigned char *, size_t, uint32_t *);
 
+/* The outcome as an audit reason. */
+static const char *const gw_sb_reasons[SANDBOX_OUTCOME_MAX] = {
+	[SANDBOX_REFUSED] =		"sandbox_refused",
+	[SANDBOX_COMPLETED] =		"completed",
+	[SANDBOX_TIME_LIMIT] =		"time_limit",
+	[SANDBOX_OUTPUT_LIMIT] =	"output_limit",
+	[SANDBOX_TOOL_FAILED] =		"tool_failed",
+};
+
+const char *
+gw_sb_outcome_reason(int o)
+{
+	if (o < 0 || o >= SANDBOX_OUTCOME_MAX)
+		return ("sandbox_unknown");
+	return (gw_sb_reasons[o]);
+}
+
 const char *
 gw_sb_outcome_str(int o)
 {

@@ -34,6 +34,7 @@ void		 gw_sb_run(uint32_t, int64_t, const char *, size_t,
 int		 gw_sb_result(const struct gw_sb_run *, char *, size_t,
 		    size_t *);
 const char	*gw_sb_outcome_str(int);
+const char	*gw_sb_outcome_reason(int);
 __END_DECLS
 
 #endif /* CMCP_SBCALL_H */

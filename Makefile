@@ -83,6 +83,8 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/memory.mk
 # make evidence: the observations artifact.
 -include mk/evidence.mk
+# The official MCP servers from npm (regress/upstream, bench/upstream).
+-include mk/npm.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 

@@ -68,6 +68,8 @@ _Static_assert(MCP_E_MAX < GW_MCP_DEAD, "an error code takes the bit");
 struct gw_upstream {
 	const struct conf_server *u_srv;
 	struct mcp_client	 u_mc;
+	uint64_t		 u_relists;	/* recorded so far */
+	uint64_t		 u_moves;	/* ... that moved the pin */
 };
 
 /* The request whose decision record is not yet acknowledged. */
@@ -129,6 +131,7 @@ static const char *const gw_mcp_reasons[MCP_E_MAX] = {
 	[MCP_E_TOOLS] =			"upstream_tools",
 	[MCP_E_TOOL_COUNT] =		"upstream_tool_count",
 	[MCP_E_PAGES] =			"upstream_pages",
+	[MCP_E_CURSOR] =		"upstream_cursor",
 	[MCP_E_CHANGED] =		"upstream_changed",
 	[MCP_E_CLOSED] =		"upstream_closed",
 	[MCP_E_NOTIFICATIONS] =		"upstream_notifications",
@@ -169,6 +172,8 @@ static int	gw_mcp_exchange(const struct gw_decision *,
 		    const char *, const char *, size_t, size_t *, int *,
 		    long long *);
 static void	gw_mcp_failed(int);
+static void	gw_relist_audit(struct gw_upstream *,
+		    const struct gw_decision *, enum mcp_error);
 static void	gw_call(const struct gw_decision *, const char *, size_t);
 static void	gw_sandbox_call(const struct gw_decision *, const char *,
 		    size_t);
@@ -918,6 +923,7 @@ gw_mcp_exchange(const struct gw_decision *d, const char *tag,
 		fatal("clock_gettime");
 	*us = (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
 	    (t1.tv_nsec - t0.tv_nsec) / 1000;
+	gw_relist_audit(up, d, e);
 	if (e == MCP_OK || up->u_mc.state != MCP_ST_DEAD)
 		(void)gw_result_label(&gw.s, d->tool);
 	if (e == MCP_OK) {
@@ -942,6 +948,50 @@ gw_mcp_exchange(const struct gw_decision *d, const char *tag,
 		}
 	}
 	return (e);
+}
+
+/*
+ * What the re-lists of a call found (mcp.h), recorded before its result:
+ * each re-list as an admission of the list now pinned (the pins before
+ * and after as digests; equal when nothing moved), and a configured tool
+ * whose definition changed -- the rug-pull that ends the session -- as a
+ * violation naming that tool, with the digests of its definition as
+ * pinned and as listed now (absent: no digest).
+ */
+static void
+gw_relist_audit(struct gw_upstream *up, const struct gw_decision *d,
+    enum mcp_error e)
+{
+	static const uint8_t	 none[SHA256_DIGEST_BYTES];
+	struct mcp_client	*c = &up->u_mc;
+	const struct conf_tool	*t;
+	struct gw_decision	 dt;
+	int			 l = gw.s.s_label, moved;
+
+	if (c->relists > up->u_relists && e != MCP_E_CHANGED) {
+		moved = c->catalog_changes > up->u_moves;
+		gw_audit(AUDIT_K_ADMISSION, AUDIT_D_ALLOW, d, moved ?
+		    "unconfigured_tools_changed" : "tools_relisted", l, l,
+		    moved ? c->prev_pin : c->pin, c->pin);
+	}
+	up->u_relists = c->relists;
+	up->u_moves = c->catalog_changes;
+	if (e != MCP_E_CHANGED || c->changed[0] == '\0')
+		return;
+	dt = *d;
+	TAILQ_FOREACH(t, &gw.conf->c_tools, entry)
+		if (t->kind == TOOL_MCP && t->server == up->u_srv &&
+		    strcmp(t->remote, c->changed) == 0) {
+			dt.tool = t;
+			break;
+		}
+	gw_audit(AUDIT_K_VIOLATION, AUDIT_D_NONE, &dt, "upstream_tool_changed",
+	    l, l, memcmp(c->changed_was, none, sizeof(none)) != 0 ?
+	    c->changed_was : NULL, memcmp(c->changed_now, none,
+	    sizeof(none)) != 0 ? c->changed_now : NULL);
+	log_warnx("server %s: tool %s changed under the session",
+	    up->u_srv->name, dt.tool->name);
+	c->changed[0] = '\0';
 }
 
 /* The reply to a failed exchange; the session ends once it is unsafe. */

@@ -7,7 +7,17 @@
  * counting, answering or refusing whatever comes in between.  Any error
  * after the first byte is sent leaves the stream in an unknown state and
  * is fatal for the session (mcp_fail()); a JSON-RPC error answer to
- * tools/call is the only exception, since the exchange completed.
+ * tools/call is the only exception, since the exchange completed.  A
+ * request that times out is followed by notifications/cancelled, written
+ * once without waiting, so that a server still working on it may stop.
+ *
+ * A listing (mcp_list_tools()) reads every page into scratch; one that a
+ * list_changed interrupts is read again from the first page.  The first
+ * complete listing is pinned.  After the pin a list_changed is acted on
+ * before the next call is sent: mcp_call() first reads what the server
+ * has already written (mcp_drain(), no waiting), lists again if a
+ * list_changed is among it, and lists again after the response if one
+ * came with it; mcp_repin() then compares every configured tool.
  */
 
 #include <sys/types.h>
@@ -32,6 +42,7 @@
 #define MCP_CLIENT_VERSION	"1"
 #define MCP_METHOD_NOT_FOUND	"-32601"
 #define MCP_LIST_CHANGED	"notifications/tools/list_changed"
+#define MCP_CANCELLED		"notifications/cancelled"
 #define MCP_PIN_DOMAIN		"cmcp-privsep mcp tools v1"
 #define MCP_ID_BYTES		24	/* a uint64_t in decimal, NUL */
 
@@ -54,8 +65,19 @@ static enum mcp_error	 mcp_fail(struct mcp_client *, enum mcp_error);
 static enum mcp_error	 mcp_begin(struct mcp_client *);
 static enum mcp_error	 mcp_remaining(const struct mcp_client *, int *);
 static enum mcp_error	 mcp_send(struct mcp_client *, const char *, size_t);
+static int		 mcp_bufline(struct mcp_client *, const char **,
+			    size_t *);
 static enum mcp_error	 mcp_readline(struct mcp_client *, const char **,
 			    size_t *);
+static enum mcp_error	 mcp_message(struct mcp_client *, const char *,
+			    size_t, size_t *);
+static enum mcp_error	 mcp_drain(struct mcp_client *);
+static void		 mcp_cancel(struct mcp_client *, uint64_t);
+static enum mcp_error	 mcp_list_once(struct mcp_client *);
+static enum mcp_error	 mcp_repin(struct mcp_client *,
+			    const uint8_t [SHA256_DIGEST_BYTES]);
+static const struct mcp_tool *mcp_find(const struct mcp_tool *, size_t,
+			    const char *);
 static enum mcp_error	 mcp_await(struct mcp_client *, uint64_t,
 			    struct mcp_msg *);
 static enum mcp_error	 mcp_response(const char *, size_t, size_t, uint64_t,
@@ -64,8 +86,12 @@ static enum mcp_error	 mcp_peer_message(struct mcp_client *, const char *,
 			    size_t, size_t);
 static enum mcp_error	 mcp_exchange(struct mcp_client *, struct mcp_buf *,
 			    uint64_t, struct mcp_msg *);
-static enum mcp_error	 mcp_check_init(const struct mcp_msg *);
+static enum mcp_error	 mcp_check_init(struct mcp_client *,
+			    const struct mcp_msg *);
 static enum mcp_error	 mcp_page(struct mcp_client *, const struct mcp_msg *);
+static int		 mcp_tool_ok(const char *, size_t, size_t);
+static void		 mcp_swap_scratch(struct mcp_client *,
+			    const uint8_t [SHA256_DIGEST_BYTES]);
 static enum mcp_error	 mcp_check_call(const struct mcp_msg *, int *);
 static void		 mcp_list_hash(struct mcp_tool *, size_t,
 			    uint8_t [SHA256_DIGEST_BYTES]);
@@ -100,6 +126,7 @@ static const char *const mcp_errstr[MCP_E_MAX] = {
 	[MCP_E_TOOLS] =		"malformed tool list",
 	[MCP_E_TOOL_COUNT] =	"too many tools",
 	[MCP_E_PAGES] =		"too many tool list pages",
+	[MCP_E_CURSOR] =	"tool list cursor repeated",
 	[MCP_E_CHANGED] =	"tool list changed",
 	[MCP_E_CLOSED] =	"server closed the connection",
 	[MCP_E_NOTIFICATIONS] =	"too many interleaved messages",
@@ -113,6 +140,12 @@ static const char *const mcp_errstr[MCP_E_MAX] = {
 
 static const char mcp_initialized[] =
     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+
+/* The versions we speak, the one we offer first. */
+static const char *const mcp_versions[] = {
+	MCP_PROTOCOL_VERSION,
+	MCP_PROTOCOL_PREVIOUS,
+};
 
 /*
  * Take over wfd (the server's stdin) and rfd (its stdout), which become
@@ -177,7 +210,8 @@ mcp_open(struct mcp_client *c, int wfd, int rfd,
 	    (c->wbuf = malloc(MCP_REQUEST_BYTES)) == NULL ||
 	    (c->tools = calloc(n, sizeof(*c->tools))) == NULL ||
 	    (c->scratch = calloc(n, sizeof(*c->scratch))) == NULL ||
-	    (c->allow = calloc(n, sizeof(*c->allow))) == NULL) {
+	    (c->allow = calloc(n, sizeof(*c->allow))) == NULL ||
+	    (c->cursors = calloc(c->lim.pages, sizeof(*c->cursors))) == NULL) {
 		mcp_close(c);
 		return MCP_E_SYSTEM;
 	}
@@ -229,7 +263,7 @@ mcp_initialize(struct mcp_client *c)
 	    "\",\"version\":\"" MCP_CLIENT_VERSION "\"}}");
 	if ((e = mcp_req_close(&b)) != MCP_OK ||
 	    (e = mcp_exchange(c, &b, id, &m)) != MCP_OK ||
-	    (e = mcp_check_init(&m)) != MCP_OK)
+	    (e = mcp_check_init(c, &m)) != MCP_OK)
 		return mcp_fail(c, e);
 
 	/* Same operation, same deadline. */
@@ -241,21 +275,17 @@ mcp_initialize(struct mcp_client *c)
 }
 
 /*
- * Read the whole tool list, every page under one deadline.  The first
- * list is pinned; a later one must hash the same or the session ends.
+ * Read the whole tool list, as one operation with one deadline and one
+ * budget of interleaved messages.  A list_changed during a listing means
+ * the pages may not belong together: the listing starts over, at most
+ * MCP_RELISTS_MAX more times.  The first complete list is pinned; a later
+ * one goes through mcp_repin().
  */
 enum mcp_error
 mcp_list_tools(struct mcp_client *c)
 {
-	struct mcp_buf	 b;
-	struct mcp_msg	 m;
-	struct mcp_tool	*t;
-	char		 cursor[MCP_CURSOR_BYTES];
-	size_t		 cursorlen = 0, v, end;
-	uint64_t	 id;
 	uint8_t		 hash[SHA256_DIGEST_BYTES];
-	unsigned int	 page;
-	int		 more = 0;
+	unsigned int	 round;
 	enum mcp_error	 e;
 
 	if (c->state == MCP_ST_DEAD)
@@ -264,14 +294,49 @@ mcp_list_tools(struct mcp_client *c)
 		return MCP_E_STATE;
 	if ((e = mcp_begin(c)) != MCP_OK)
 		return mcp_fail(c, e);
+	for (round = 0;; round++) {
+		c->list_changed = 0;
+		if ((e = mcp_list_once(c)) != MCP_OK)
+			return mcp_fail(c, e);
+		if (!c->list_changed)
+			break;
+		if (round == MCP_RELISTS_MAX)
+			return mcp_fail(c, MCP_E_CHANGED);
+	}
+	c->listings++;
+
+	qsort(c->scratch, c->nscratch, sizeof(*c->scratch), mcp_tool_cmp);
+	mcp_list_hash(c->scratch, c->nscratch, hash);
+	if (c->pinned)
+		return mcp_repin(c, hash);
+	mcp_swap_scratch(c, hash);
+	c->pinned = 1;
+	c->state = MCP_ST_READY;
+	return MCP_OK;
+}
+
+/*
+ * One listing, every page, into scratch.  The cursor goes back exactly as
+ * it came; a cursor seen before in the same listing would loop, and is
+ * refused (its digest is what is remembered).
+ */
+static enum mcp_error
+mcp_list_once(struct mcp_client *c)
+{
+	struct mcp_buf	 b;
+	struct mcp_msg	 m;
+	char		 cursor[MCP_CURSOR_BYTES];
+	size_t		 cursorlen = 0, v, end;
+	uint64_t	 id;
+	unsigned int	 page, i;
+	enum mcp_error	 e;
 
 	c->nscratch = 0;
 	for (page = 0;; page++) {
 		if (page >= c->lim.pages)
-			return mcp_fail(c, MCP_E_PAGES);
+			return MCP_E_PAGES;
 		mcp_req_open(c, &b, "tools/list", &id);
-		if (more) {
-			/* The cursor goes back exactly as it came. */
+		if (page > 0) {
 			mcp_puts(&b, "{\"cursor\":");
 			mcp_put(&b, cursor, cursorlen);
 			mcp_puts(&b, "}");
@@ -280,35 +345,86 @@ mcp_list_tools(struct mcp_client *c)
 		if ((e = mcp_req_close(&b)) != MCP_OK ||
 		    (e = mcp_exchange(c, &b, id, &m)) != MCP_OK ||
 		    (e = mcp_page(c, &m)) != MCP_OK)
-			return mcp_fail(c, e);
+			return e;
 
 		if (!mcp_get(m.b, m.len, m.result, "nextCursor", &v))
-			break;
+			return MCP_OK;
 		end = json_value_end(m.b, m.len, v);
 		if (json_type(m.b, m.len, v) != JSON_STRING ||
 		    end - v > sizeof(cursor))
-			return mcp_fail(c, MCP_E_PROTOCOL);
+			return MCP_E_PROTOCOL;
 		memcpy(cursor, m.b + v, end - v);
 		cursorlen = end - v;
-		more = 1;
+		sha256(cursor, cursorlen, c->cursors[page]);
+		for (i = 0; i < page; i++)
+			if (memcmp(c->cursors[i], c->cursors[page],
+			    sizeof(c->cursors[i])) == 0)
+				return MCP_E_CURSOR;
 	}
+}
 
-	qsort(c->scratch, c->nscratch, sizeof(*c->scratch), mcp_tool_cmp);
-	mcp_list_hash(c->scratch, c->nscratch, hash);
-	if (c->pinned) {
-		if (memcmp(hash, c->pin, sizeof(hash)) != 0)
-			return mcp_fail(c, MCP_E_CHANGED);
-		return MCP_OK;
+/*
+ * A listing after the pin.  Every configured tool must be as pinned: the
+ * same definition (digest), listed then and now or neither; otherwise the
+ * server changed what the operator approved under a running session.
+ * Anything else may change; the new list becomes the pin.
+ */
+static enum mcp_error
+mcp_repin(struct mcp_client *c, const uint8_t hash[SHA256_DIGEST_BYTES])
+{
+	const struct mcp_tool	*was, *now;
+	size_t			 i;
+
+	c->relists++;
+	for (i = 0; i < c->nallow; i++) {
+		was = mcp_find(c->tools, c->ntools, c->allow[i]);
+		now = mcp_find(c->scratch, c->nscratch, c->allow[i]);
+		if (was == NULL && now == NULL)
+			continue;
+		if (was != NULL && now != NULL &&
+		    memcmp(was->digest, now->digest, sizeof(was->digest)) == 0)
+			continue;
+		strlcpy(c->changed, c->allow[i], sizeof(c->changed));
+		memset(c->changed_was, 0, sizeof(c->changed_was));
+		memset(c->changed_now, 0, sizeof(c->changed_now));
+		if (was != NULL)
+			memcpy(c->changed_was, was->digest,
+			    sizeof(c->changed_was));
+		if (now != NULL)
+			memcpy(c->changed_now, now->digest,
+			    sizeof(c->changed_now));
+		return mcp_fail(c, MCP_E_CHANGED);
 	}
+	if (memcmp(hash, c->pin, sizeof(c->pin)) == 0)
+		return MCP_OK;
+	c->catalog_changes++;
+	memcpy(c->prev_pin, c->pin, sizeof(c->prev_pin));
+	mcp_swap_scratch(c, hash);
+	return MCP_OK;
+}
+
+/* The list just read (sorted) becomes the pinned one. */
+static void
+mcp_swap_scratch(struct mcp_client *c, const uint8_t hash[SHA256_DIGEST_BYTES])
+{
+	struct mcp_tool	*t;
+
 	t = c->tools;
 	c->tools = c->scratch;
 	c->scratch = t;
 	c->ntools = c->nscratch;
 	c->nscratch = 0;
 	memcpy(c->pin, hash, sizeof(c->pin));
-	c->pinned = 1;
-	c->state = MCP_ST_READY;
-	return MCP_OK;
+}
+
+static const struct mcp_tool *
+mcp_find(const struct mcp_tool *tools, size_t n, const char *name)
+{
+	struct mcp_tool	 key;
+
+	if (strlcpy(key.name, name, sizeof(key.name)) >= sizeof(key.name))
+		return NULL;
+	return bsearch(&key, tools, n, sizeof(*tools), mcp_tool_cmp);
 }
 
 /*
@@ -316,6 +432,9 @@ mcp_list_tools(struct mcp_client *c)
  * object.  On success result[0..*resultlen) holds the response's result
  * object as the server wrote it (strict JSON, within the line bound;
  * *resultlen is the capacity on entry) and *is_error its isError flag.
+ * A list_changed the server sent before the call is acted on before it
+ * goes out; one sent with the response, before the result is handed out:
+ * a rug-pull ends the session either way, and the result is withheld.
  */
 enum mcp_error
 mcp_call(struct mcp_client *c, const char *name, const char *args,
@@ -323,7 +442,7 @@ mcp_call(struct mcp_client *c, const char *name, const char *args,
 {
 	struct mcp_buf	 b;
 	struct mcp_msg	 m;
-	size_t		 end;
+	size_t		 end, len;
 	uint64_t	 id;
 	int		 flag;
 	enum mcp_error	 e;
@@ -337,6 +456,11 @@ mcp_call(struct mcp_client *c, const char *name, const char *args,
 		return MCP_E_NOT_ALLOWED;
 	if (args == NULL || !mcp_args_ok(args, argslen))
 		return MCP_E_ARGS;
+	/* The request is composed in wbuf, which a re-list would reuse. */
+	if ((e = mcp_begin(c)) != MCP_OK || (e = mcp_drain(c)) != MCP_OK)
+		return mcp_fail(c, e);
+	if (c->list_changed && (e = mcp_list_tools(c)) != MCP_OK)
+		return e;
 
 	/* The name passed mcp_name_ok(): nothing in it needs escaping. */
 	mcp_req_open(c, &b, "tools/call", &id);
@@ -352,17 +476,27 @@ mcp_call(struct mcp_client *c, const char *name, const char *args,
 	    (e = mcp_send(c, b.p, b.len)) != MCP_OK)
 		return mcp_fail(c, e);
 	c->calls++;
-	if ((e = mcp_await(c, id, &m)) != MCP_OK)
+	if ((e = mcp_await(c, id, &m)) != MCP_OK) {
+		if (e == MCP_E_TIMEOUT)
+			mcp_cancel(c, id);
 		return e == MCP_E_RPC_ERROR ? e : mcp_fail(c, e);
+	}
 	if ((e = mcp_check_call(&m, &flag)) != MCP_OK)
 		return mcp_fail(c, e);
 
 	/* The exchange is complete; a short buffer is the caller's matter. */
 	end = json_value_end(m.b, m.len, m.result);
-	if (end - m.result > *resultlen)
+	len = end - m.result;
+	if (len <= *resultlen)
+		memcpy(result, m.b + m.result, len);
+	if (c->list_changed && (e = mcp_list_tools(c)) != MCP_OK) {
+		if (len <= *resultlen)
+			explicit_bzero(result, len);
+		return e;
+	}
+	if (len > *resultlen)
 		return MCP_E_TOO_LARGE;
-	memcpy(result, m.b + m.result, end - m.result);
-	*resultlen = end - m.result;
+	*resultlen = len;
 	if (is_error != NULL)
 		*is_error = flag;
 	return MCP_OK;
@@ -385,6 +519,7 @@ mcp_close(struct mcp_client *c)
 	free(c->tools);
 	free(c->scratch);
 	free(c->allow);
+	free(c->cursors);
 	memset(c, 0, sizeof(*c));
 	c->wfd = c->rfd = -1;
 	c->state = MCP_ST_DEAD;
@@ -401,7 +536,6 @@ mcp_tools_hash(const struct mcp_client *c)
 int
 mcp_tool_state(const struct mcp_client *c, const char *name)
 {
-	struct mcp_tool	 key;
 	size_t		 i;
 	int		 flags = 0;
 
@@ -410,9 +544,7 @@ mcp_tool_state(const struct mcp_client *c, const char *name)
 			flags |= MCP_TOOL_CONFIGURED;
 			break;
 		}
-	if (c->pinned && strlcpy(key.name, name, sizeof(key.name)) <
-	    sizeof(key.name) && bsearch(&key, c->tools, c->ntools,
-	    sizeof(*c->tools), mcp_tool_cmp) != NULL)
+	if (c->pinned && mcp_find(c->tools, c->ntools, name) != NULL)
 		flags |= MCP_TOOL_DISCOVERED;
 	return flags;
 }
@@ -504,18 +636,14 @@ mcp_send(struct mcp_client *c, const char *buf, size_t len)
 }
 
 /*
- * The next line, without its newline, in rbuf; valid until the next call.
- * A line is refused as soon as more than response_bytes of it are held,
- * without waiting for its end.
+ * A complete line already in rbuf: 1 with it (without its newline, valid
+ * until the next read), 0 when none is.  A line is refused as soon as
+ * more than response_bytes of it are held, without waiting for its end.
  */
-static enum mcp_error
-mcp_readline(struct mcp_client *c, const char **line, size_t *len)
+static int
+mcp_bufline(struct mcp_client *c, const char **line, size_t *len)
 {
-	struct pollfd	 pfd;
 	const char	*nl;
-	ssize_t		 n;
-	int		 ms;
-	enum mcp_error	 e;
 
 	if (c->rskip > 0) {
 		memmove(c->rbuf, c->rbuf + c->rskip, c->rlen - c->rskip);
@@ -523,15 +651,29 @@ mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 		c->rskip = 0;
 		c->rscan = 0;
 	}
-	for (;;) {
-		nl = memchr(c->rbuf + c->rscan, '\n', c->rlen - c->rscan);
-		if (nl != NULL) {
-			*line = c->rbuf;
-			*len = nl - c->rbuf;
-			c->rskip = *len + 1;
-			return MCP_OK;
-		}
+	nl = memchr(c->rbuf + c->rscan, '\n', c->rlen - c->rscan);
+	if (nl == NULL) {
 		c->rscan = c->rlen;
+		return 0;
+	}
+	*line = c->rbuf;
+	*len = nl - c->rbuf;
+	c->rskip = *len + 1;
+	return 1;
+}
+
+/* The next line, waiting for it until the deadline. */
+static enum mcp_error
+mcp_readline(struct mcp_client *c, const char **line, size_t *len)
+{
+	struct pollfd	 pfd;
+	ssize_t		 n;
+	int		 ms;
+	enum mcp_error	 e;
+
+	for (;;) {
+		if (mcp_bufline(c, line, len))
+			return MCP_OK;
 		if (c->rlen > c->lim.response_bytes)
 			return MCP_E_TOO_LARGE;
 
@@ -564,33 +706,53 @@ mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 }
 
 /*
- * Read until the response to request id, counting, answering or refusing
- * what comes first.  Each line is validated before anything reads it.
+ * One line from the server, validated before anything reads it.  A
+ * server message is handled here (*root is then SIZE_MAX); a response
+ * is left to the caller to match, *root the offset of its object.
  */
 static enum mcp_error
-mcp_await(struct mcp_client *c, uint64_t id, struct mcp_msg *m)
+mcp_message(struct mcp_client *c, const char *b, size_t len, size_t *root)
 {
 	struct json_limits	 jl;
-	const char		*b, *why;
-	size_t			 len, root, v;
+	const char		*why;
+	size_t			 r, v;
 	enum mcp_error		 e;
 
 	jl.max_bytes = c->lim.response_bytes;
 	jl.max_depth = MCP_JSON_DEPTH;
-	for (;;) {
-		if ((e = mcp_readline(c, &b, &len)) != MCP_OK)
+	if (json_validate(b, len, &jl, &why) == -1)
+		return MCP_E_SYNTAX;
+	r = json_skip_ws(b, len, 0);
+	if (!mcp_get(b, len, r, "jsonrpc", &v) ||
+	    !mcp_is(b, len, v, "2.0", JSON_STRING))
+		return MCP_E_PROTOCOL;
+	if (mcp_get(b, len, r, "method", &v)) {
+		if ((e = mcp_peer_message(c, b, len, r)) != MCP_OK)
 			return e;
-		if (json_validate(b, len, &jl, &why) == -1)
-			return MCP_E_SYNTAX;
-		root = json_skip_ws(b, len, 0);
-		if (!mcp_get(b, len, root, "jsonrpc", &v) ||
-		    !mcp_is(b, len, v, "2.0", JSON_STRING))
-			return MCP_E_PROTOCOL;
-		if (mcp_get(b, len, root, "method", &v)) {
-			if ((e = mcp_peer_message(c, b, len, root)) != MCP_OK)
-				return e;
+		*root = SIZE_MAX;
+		return MCP_OK;
+	}
+	*root = r;
+	return MCP_OK;
+}
+
+/*
+ * Read until the response to request id, counting, answering or refusing
+ * what comes first.
+ */
+static enum mcp_error
+mcp_await(struct mcp_client *c, uint64_t id, struct mcp_msg *m)
+{
+	const char	*b;
+	size_t		 len, root;
+	enum mcp_error	 e;
+
+	for (;;) {
+		if ((e = mcp_readline(c, &b, &len)) != MCP_OK ||
+		    (e = mcp_message(c, b, len, &root)) != MCP_OK)
+			return e;
+		if (root == SIZE_MAX)
 			continue;
-		}
 		if ((e = mcp_response(b, len, root, id, &m->result)) != MCP_OK)
 			return e;
 		m->b = b;
@@ -639,7 +801,8 @@ mcp_response(const char *b, size_t len, size_t root, uint64_t id,
 
 /*
  * A notification or request from the server while we wait.  None is acted
- * on: notifications are counted, ping gets its empty result, every other
+ * on: notifications are counted (list_changed is also noted, for the
+ * listing or the call to act on), ping gets its empty result, every other
  * request an error answer, and the operation is refused.
  */
 static enum mcp_error
@@ -665,7 +828,7 @@ mcp_peer_message(struct mcp_client *c, const char *b, size_t len,
 
 	if (!mcp_get(b, len, root, "id", &id)) {
 		if (json_string_equal(b, len, method, MCP_LIST_CHANGED))
-			return MCP_E_CHANGED;
+			c->list_changed = 1;
 		c->notifications++;
 		return MCP_OK;
 	}
@@ -706,21 +869,93 @@ mcp_exchange(struct mcp_client *c, struct mcp_buf *b, uint64_t id,
 
 	if ((e = mcp_send(c, b->p, b->len)) != MCP_OK)
 		return e;
-	return mcp_await(c, id, m);
+	if ((e = mcp_await(c, id, m)) == MCP_E_TIMEOUT)
+		mcp_cancel(c, id);
+	return e;
 }
 
-/* InitializeResult: our version, a tools capability, a serverInfo. */
+/*
+ * Between operations nothing reads the server's output.  Handle the
+ * server messages it has written meanwhile, without waiting for more.  A
+ * response is left where it is, for the next operation to match (a stale
+ * one is refused then), and so is an incomplete line.
+ */
 static enum mcp_error
-mcp_check_init(const struct mcp_msg *m)
+mcp_drain(struct mcp_client *c)
+{
+	const char	*b;
+	size_t		 len, root;
+	ssize_t		 n;
+	enum mcp_error	 e;
+
+	for (;;) {
+		while (mcp_bufline(c, &b, &len)) {
+			if ((e = mcp_message(c, b, len, &root)) != MCP_OK)
+				return e;
+			if (root != SIZE_MAX) {
+				c->rskip = 0;	/* read it again */
+				c->rscan = 0;
+				return MCP_OK;
+			}
+		}
+		if (c->rlen > c->lim.response_bytes)
+			return MCP_E_TOO_LARGE;
+		n = read(c->rfd, c->rbuf + c->rlen,
+		    c->lim.response_bytes + 1 - c->rlen);
+		if (n == -1) {
+			if (errno == EAGAIN)
+				return MCP_OK;
+			if (errno == EINTR)
+				continue;
+			return MCP_E_SYSTEM;
+		}
+		if (n == 0)
+			return MCP_E_CLOSED;
+		c->rlen += n;
+	}
+}
+
+/*
+ * Tell the server that request id is abandoned.  The stream is about to
+ * be closed, so one write is tried and its outcome does not matter.
+ */
+static void
+mcp_cancel(struct mcp_client *c, uint64_t id)
+{
+	char	 line[160];
+	int	 n;
+
+	/* The initialize request is never cancelled (MCP lifecycle). */
+	if (c->state == MCP_ST_OPEN)
+		return;
+	n = snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"method\":\""
+	    MCP_CANCELLED "\",\"params\":{\"requestId\":%" PRIu64
+	    ",\"reason\":\"timeout\"}}\n", id);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	if (write(c->wfd, line, n) == n)
+		c->cancels++;
+}
+
+/*
+ * InitializeResult: one of our versions (the server may answer an older
+ * one than we offered), a tools capability, a serverInfo.
+ */
+static enum mcp_error
+mcp_check_init(struct mcp_client *c, const struct mcp_msg *m)
 {
 	const char	*b = m->b;
-	size_t		 len = m->len, v, caps, info;
+	size_t		 len = m->len, v, caps, info, i;
 
 	if (!mcp_get(b, len, m->result, "protocolVersion", &v) ||
 	    json_type(b, len, v) != JSON_STRING)
 		return MCP_E_PROTOCOL;
-	if (!json_string_equal(b, len, v, MCP_PROTOCOL_VERSION))
+	for (i = 0; i < nitems(mcp_versions); i++)
+		if (json_string_equal(b, len, v, mcp_versions[i]))
+			break;
+	if (i == nitems(mcp_versions))
 		return MCP_E_VERSION;
+	c->version = mcp_versions[i];
 	if (!mcp_get(b, len, m->result, "capabilities", &caps) ||
 	    !mcp_get(b, len, caps, "tools", &v) ||
 	    json_type(b, len, v) != JSON_OBJECT)
@@ -765,9 +1000,7 @@ mcp_page(struct mcp_client *c, const struct mcp_msg *m)
 		    json_type(b, len, v) != JSON_STRING ||
 		    json_string_copy(b, len, v, t->name, sizeof(t->name),
 		    &n) == -1 || n != strlen(t->name) ||
-		    !mcp_name_ok(t->name) ||
-		    !mcp_get(b, len, tool, "inputSchema", &v) ||
-		    json_type(b, len, v) != JSON_OBJECT)
+		    !mcp_name_ok(t->name) || !mcp_tool_ok(b, len, tool))
 			return MCP_E_TOOLS;
 		for (i = 0; i < c->nscratch; i++)
 			if (strcmp(c->scratch[i].name, t->name) == 0)
@@ -779,6 +1012,38 @@ mcp_page(struct mcp_client *c, const struct mcp_msg *m)
 		c->nscratch++;
 	}
 	return MCP_OK;
+}
+
+/*
+ * The members of a Tool definition (MCP 2025-11-25) that have a type:
+ * inputSchema is required, the others optional.  None of them is read:
+ * they are untrusted text, pinned with the rest of the definition.
+ */
+static int
+mcp_tool_ok(const char *b, size_t len, size_t tool)
+{
+	static const struct {
+		const char	*name;
+		enum json_type	 type;
+	} members[] = {
+		{ "title",		JSON_STRING },
+		{ "description",	JSON_STRING },
+		{ "outputSchema",	JSON_OBJECT },
+		{ "annotations",	JSON_OBJECT },
+		{ "icons",		JSON_ARRAY },
+		{ "execution",		JSON_OBJECT },
+		{ "_meta",		JSON_OBJECT },
+	};
+	size_t		 i, v;
+
+	if (!mcp_get(b, len, tool, "inputSchema", &v) ||
+	    json_type(b, len, v) != JSON_OBJECT)
+		return 0;
+	for (i = 0; i < nitems(members); i++)
+		if (mcp_get(b, len, tool, members[i].name, &v) &&
+		    json_type(b, len, v) != members[i].type)
+			return 0;
+	return 1;
 }
 
 /* CallToolResult: content is required; isError and structuredContent typed. */

@@ -1,7 +1,7 @@
 /*
- * The gateway's MCP client for one approved server over stdio (DESIGN 8,
- * MCP 2025-06-18): initialize, notifications/initialized, tools/list with
- * bounded pagination, tools/call.
+ * The gateway's MCP client for one approved server over stdio (DESIGN 8):
+ * initialize (2025-11-25 offered, 2025-06-18 accepted), notifications/
+ * initialized, tools/list with bounded pagination, tools/call.
  *
  * Every byte the server writes is untrusted.  Each line is bounded while it
  * is still being read, checked by json_validate(), then read only through
@@ -9,7 +9,16 @@
  * and refused with a fixed error code that never quotes it.  Nothing the server
  * sends is executed or interpreted: notifications are counted and dropped,
  * a ping is answered with an empty result, any other server request is
- * refused.  The client neither logs nor signals; the caller does both, and
+ * refused.  The one notification that changes what the client does is
+ * notifications/tools/list_changed: during a listing it means "list
+ * again" (at most MCP_RELISTS_MAX more times in the same operation);
+ * after the pin it makes the client list again before its next call, or
+ * right after the call it arrived in, before that call's result is handed
+ * out.  A re-list after the pin that finds the definition of a configured
+ * tool changed, added or gone is a rug-pull and ends the session
+ * (MCP_E_CHANGED, the tool in changed[]); a change to other tools only
+ * moves the pin (relists, catalog_changes, prev_pin say so).  The client
+ * neither logs nor signals; the caller does both, and
  * must ignore (or catch, or block) SIGPIPE -- mcp_open() checks.
  *
  * Operations block in poll(2) until one deadline, shared by all the writes
@@ -40,7 +49,8 @@
 #include "cmcp.h"
 #include "sha256.h"
 
-#define MCP_PROTOCOL_VERSION	"2025-06-18"
+#define MCP_PROTOCOL_VERSION	"2025-11-25"	/* offered */
+#define MCP_PROTOCOL_PREVIOUS	"2025-06-18"	/* also accepted */
 
 /* Bounds the configuration may choose within (cmcp-privsep.conf(5)). */
 #define MCP_TIMEOUT_MAX_MS	60000
@@ -54,6 +64,7 @@
 #define MCP_CURSOR_BYTES	1024	/* a nextCursor as sent, quotes included */
 #define MCP_PEER_ID_BYTES	64	/* the id of a server request */
 #define MCP_JSON_DEPTH		64	/* nesting in any message */
+#define MCP_RELISTS_MAX		2	/* more listings after list_changed */
 
 enum mcp_error {
 	MCP_OK = 0,
@@ -62,13 +73,15 @@ enum mcp_error {
 	MCP_E_TOO_LARGE,	/* line, request or result over its bound */
 	MCP_E_SYNTAX,		/* not strict JSON */
 	MCP_E_PROTOCOL,		/* valid JSON, not a valid message here */
-	MCP_E_VERSION,		/* server protocol version not 2025-06-18 */
+	MCP_E_VERSION,		/* server protocol version not one of ours */
 	MCP_E_RPC_ERROR,	/* the server answered with a JSON-RPC error */
 	MCP_E_RESULT,		/* result missing or of the wrong shape */
 	MCP_E_TOOLS,		/* tool list malformed */
 	MCP_E_TOOL_COUNT,	/* more tools than the bound */
 	MCP_E_PAGES,		/* more tools/list pages than the bound */
-	MCP_E_CHANGED,		/* tool list changed or list_changed sent */
+	MCP_E_CURSOR,		/* a nextCursor repeated within one list */
+	MCP_E_CHANGED,		/* a configured tool changed (rug-pull), or
+				   list_changed during every listing */
 	MCP_E_CLOSED,		/* the server closed its end */
 	MCP_E_NOTIFICATIONS,	/* too many interleaved messages */
 	MCP_E_SERVER_REQUEST,	/* server request other than ping */
@@ -107,9 +120,11 @@ struct mcp_client {
 	enum mcp_error	 fatal;		/* sticky once state is DEAD */
 	struct mcp_limits lim;
 	uint64_t	 next_id;
+	const char	*version;	/* the server's answer, one of ours */
 
 	struct timespec	 deadline;	/* of the current operation */
 	unsigned int	 interleaved;	/* in the current operation */
+	int		 list_changed;	/* since the last listing began */
 
 	char		*rbuf;		/* response_bytes + 1 */
 	size_t		 rlen;		/* bytes in rbuf */
@@ -124,13 +139,24 @@ struct mcp_client {
 	struct mcp_tool	*scratch;	/* a list being read */
 	size_t		 nscratch;
 	uint8_t		 pin[SHA256_DIGEST_BYTES];
+	uint8_t		(*cursors)[SHA256_DIGEST_BYTES];	/* of a list */
 	char		(*allow)[MCP_NAME_BYTES];	/* configured names */
 	size_t		 nallow;
+
+	/* After a re-list: what moved, as names of ours and digests. */
+	uint8_t		 prev_pin[SHA256_DIGEST_BYTES];
+	char		 changed[MCP_NAME_BYTES];	/* the rug-pulled tool */
+	uint8_t		 changed_was[SHA256_DIGEST_BYTES];	/* 0: absent */
+	uint8_t		 changed_now[SHA256_DIGEST_BYTES];
 
 	/* Counts for the audit log; never contents. */
 	uint64_t	 notifications;
 	uint64_t	 pings;
 	uint64_t	 calls;
+	uint64_t	 listings;	/* tools/list operations, all pages */
+	uint64_t	 relists;	/* listings after the pin */
+	uint64_t	 catalog_changes; /* ... that moved the pin */
+	uint64_t	 cancels;	/* notifications/cancelled sent */
 };
 
 /* mcp_tool_state() flags. */

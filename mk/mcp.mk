@@ -9,7 +9,8 @@
 MCP_SRCS=	gateway/mcp.c common/json.c common/sha256.c
 MCP_HDRS=	gateway/mcp.h common/json.h common/sha256.h common/cmcp.h
 
-MCP_FIXTURES=	regress/fixtures/mcp-recorder regress/fixtures/mcp-hostile
+MCP_FIXTURES=	regress/fixtures/mcp-recorder regress/fixtures/mcp-hostile \
+		regress/fixtures/mcp-relist
 MCP_UNIT_TESTS=	regress/common/sha256_test regress/gateway/mcp_test
 MCP_FUZZERS=	regress/fuzz/fuzz_mcp
 
@@ -42,6 +43,11 @@ regress/fixtures/mcp-recorder: regress/fixtures/mcp-recorder.c \
 regress/fixtures/mcp-hostile: regress/fixtures/mcp-hostile.c \
     $(MCP_PEER_SRCS) $(MCP_PEER_HDRS)
 	$(CC) $(MCP_STATIC_CFLAGS) -o $@ regress/fixtures/mcp-hostile.c \
+	    $(MCP_PEER_SRCS)
+
+regress/fixtures/mcp-relist: regress/fixtures/mcp-relist.c \
+    $(MCP_PEER_SRCS) $(MCP_PEER_HDRS)
+	$(CC) $(MCP_STATIC_CFLAGS) -o $@ regress/fixtures/mcp-relist.c \
 	    $(MCP_PEER_SRCS)
 
 regress/common/sha256_test: regress/common/sha256_test.c common/sha256.c \

@@ -378,10 +378,6 @@ HOSTILE_TC(exit_in_call_refused, "exit", "call", STEP_CALL, MCP_E_CLOSED, 0)
 /* Server requests and notifications are never acted on. */
 HOSTILE_TC(server_request_instead_of_response_refused, "server-request",
     NULL, STEP_INIT, MCP_E_SERVER_REQUEST, 0)
-HOSTILE_TC(list_changed_in_call_fatal, "list-changed", NULL, STEP_CALL,
-    MCP_E_CHANGED, 1)
-HOSTILE_TC(list_changed_in_list_fatal, "list-changed", "list", STEP_LIST,
-    MCP_E_CHANGED, 0)
 
 /* Tool lists. */
 HOSTILE_TC(tools_not_list_refused, "tools-object", NULL, STEP_LIST,
@@ -875,6 +871,437 @@ ATF_TC_BODY(error_strings_fixed, tc)
 	ATF_CHECK_STREQ(mcp_strerror(MCP_E_MAX), "unknown error");
 }
 
+/*
+ * Tool lists that move (mcp-relist): list_changed during discovery, in
+ * and after calls, pages, and both protocol revisions.
+ */
+static const char *const echo_document[] = { "echo", "document", NULL };
+
+static void
+relist_start(const atf_tc_t *tc, struct server *s, struct mcp_client *c,
+    const char *mode, const char *version, unsigned int timeout_ms)
+{
+	const char	*argv[8];
+	int		 i = 0;
+
+	argv[i++] = "mcp-relist";
+	argv[i++] = "-r";
+	argv[i++] = RECORD;
+	if (version != NULL) {
+		argv[i++] = "-v";
+		argv[i++] = version;
+	}
+	argv[i++] = mode;
+	argv[i] = NULL;
+	server_start(tc, s, argv, 0);
+	client_open(c, s, timeout_ms, echo_document);
+}
+
+/* The record's lines that start with prefix, counted. */
+static int
+record_count(const struct server *s, const char *prefix)
+{
+	char		 buf[8192];
+	const char	*p;
+	int		 n = 0;
+
+	for (p = record_read(s, buf, sizeof(buf)); *p != '\0';) {
+		if (strncmp(p, prefix, strlen(prefix)) == 0)
+			n++;
+		if ((p = strchr(p, '\n')) == NULL)
+			break;
+		p++;
+	}
+	return n;
+}
+
+/* A tool list request from the first page, as the server recorded it. */
+#define LIST_FIRST	"list -"
+
+/* As the reference server does: list_changed before the answer. */
+ATF_TC_WITHOUT_HEAD(list_changed_before_initialize_answer_ignored);
+ATF_TC_BODY(list_changed_before_initialize_answer_ignored, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+
+	relist_start(tc, &s, &c, "init-changed", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(c.notifications, 1);
+	ATF_CHECK_EQ(record_count(&s, LIST_FIRST), 1);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(c.relists, 0);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+static void
+discovery_lists(const atf_tc_t *tc, const char *mode, enum mcp_error want,
+    int lists)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+
+	relist_start(tc, &s, &c, mode, NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), want);
+	ATF_CHECK_EQ(record_count(&s, LIST_FIRST), lists);
+	if (want == MCP_OK) {
+		ATF_CHECK_EQ(c.ntools, 3);
+		ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+		ATF_CHECK_EQ(deliveries(&s), 1);
+	} else {
+		ATF_CHECK_EQ(call(&c, "echo", ARGS), want);
+		ATF_CHECK_EQ(deliveries(&s), 0);
+	}
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+ATF_TC_WITHOUT_HEAD(list_changed_during_list_lists_again);
+ATF_TC_BODY(list_changed_during_list_lists_again, tc)
+{
+	discovery_lists(tc, "list-changed-1", MCP_OK, 2);
+}
+
+ATF_TC_WITHOUT_HEAD(list_changed_during_two_lists_lists_a_third_time);
+ATF_TC_BODY(list_changed_during_two_lists_lists_a_third_time, tc)
+{
+	discovery_lists(tc, "list-changed-2", MCP_OK, 3);
+}
+
+ATF_TC_WITHOUT_HEAD(list_changed_during_three_lists_refused);
+ATF_TC_BODY(list_changed_during_three_lists_refused, tc)
+{
+	discovery_lists(tc, "list-changed-3", MCP_E_CHANGED, 3);
+}
+
+/* The pages of a listing interrupted by list_changed are read anew. */
+ATF_TC_WITHOUT_HEAD(list_changed_mid_pages_restarts_from_first_page);
+ATF_TC_BODY(list_changed_mid_pages_restarts_from_first_page, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	char			 buf[8192];
+
+	relist_start(tc, &s, &c, "midpage-changed", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(c.ntools, 3);
+	ATF_CHECK_STREQ(record_read(&s, buf, sizeof(buf)),
+	    "init 2025-11-25\nnotify notifications/initialized -\n"
+	    "list -\nlist \"c1\"\nlist \"c2\"\n"
+	    "list -\nlist \"c1\"\nlist \"c2\"\n");
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* The hostile server's list_changed first thing in a list, and in a call. */
+ATF_TC_WITHOUT_HEAD(list_changed_first_in_list_and_call_not_fatal);
+ATF_TC_BODY(list_changed_first_in_list_and_call_not_fatal, tc)
+{
+	static const char *const list[] = { "mcp-hostile", "-r", RECORD,
+	    "-p", "list", "list-changed", NULL };
+	static const char *const incall[] = { "mcp-hostile", "-r", RECORD,
+	    "-p", "call", "list-changed", NULL };
+	struct server		 s;
+	struct mcp_client	 c;
+
+	server_start(tc, &s, list, 0);
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(c.relists, 0);
+	mcp_close(&c);
+	server_stop(&s);
+
+	server_start(tc, &s, incall, 0);
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(c.relists, 1);
+	ATF_CHECK_EQ(c.catalog_changes, 0);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(deliveries(&s), 2);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* After the pin: list again, and go on when no configured tool moved. */
+ATF_TC_WITHOUT_HEAD(relist_after_pin_same_list_goes_on);
+ATF_TC_BODY(relist_after_pin_same_list_goes_on, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	uint8_t			 pin[SHA256_DIGEST_BYTES];
+
+	relist_start(tc, &s, &c, "same", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	memcpy(pin, mcp_tools_hash(&c), sizeof(pin));
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(c.relists, 1);
+	ATF_CHECK_EQ(c.catalog_changes, 0);
+	ATF_CHECK(memcmp(pin, mcp_tools_hash(&c), sizeof(pin)) == 0);
+	ATF_CHECK_EQ(record_count(&s, LIST_FIRST), 2);
+	ATF_CHECK_EQ(call(&c, "document", ARGS), MCP_OK);
+	ATF_CHECK_EQ(deliveries(&s), 2);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+ATF_TC_WITHOUT_HEAD(relist_unconfigured_change_moves_pin_only);
+ATF_TC_BODY(relist_unconfigured_change_moves_pin_only, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	uint8_t			 pin[SHA256_DIGEST_BYTES];
+
+	relist_start(tc, &s, &c, "other-changed", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	memcpy(pin, mcp_tools_hash(&c), sizeof(pin));
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(c.relists, 1);
+	ATF_CHECK_EQ(c.catalog_changes, 1);
+	ATF_CHECK(memcmp(pin, mcp_tools_hash(&c), sizeof(pin)) != 0);
+	ATF_CHECK(memcmp(pin, c.prev_pin, sizeof(pin)) == 0);
+	ATF_CHECK_EQ(c.changed[0], '\0');
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(deliveries(&s), 2);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/*
+ * A configured tool changed under the session: the call that carried
+ * the list_changed ends it, its result withheld, the tool named.
+ */
+static void
+rugpull(const atf_tc_t *tc, const char *mode, int gone)
+{
+	static const uint8_t	 zero[SHA256_DIGEST_BYTES];
+	struct server		 s;
+	struct mcp_client	 c;
+	char			 result[MCP_RESPONSE_BYTES];
+	size_t			 len = sizeof(result), i;
+	int			 is_error = -1;
+
+	relist_start(tc, &s, &c, mode, NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	memset(result, 'z', sizeof(result));
+	ATF_CHECK_EQ(mcp_call(&c, "echo", ARGS, strlen(ARGS), result, &len,
+	    &is_error), MCP_E_CHANGED);
+	ATF_CHECK_EQ(len, sizeof(result));
+	ATF_CHECK_EQ(is_error, -1);
+	for (i = 0; i < strlen(ARGS); i++)
+		ATF_CHECK(result[i] == 'z' || result[i] == '\0');
+	ATF_CHECK(strstr(result, "hello") == NULL);
+	ATF_CHECK_STREQ(c.changed, "echo");
+	ATF_CHECK(memcmp(c.changed_was, zero, sizeof(zero)) != 0);
+	ATF_CHECK_EQ(memcmp(c.changed_now, zero, sizeof(zero)) == 0, gone);
+	ATF_CHECK_EQ(call(&c, "document", ARGS), MCP_E_CHANGED);
+	ATF_CHECK_EQ(c.state, MCP_ST_DEAD);
+	ATF_CHECK_EQ(deliveries(&s), 1);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+ATF_TC_WITHOUT_HEAD(rugpull_description_fatal_result_withheld);
+ATF_TC_BODY(rugpull_description_fatal_result_withheld, tc)
+{
+	rugpull(tc, "rugpull", 0);
+}
+
+ATF_TC_WITHOUT_HEAD(rugpull_input_schema_fatal);
+ATF_TC_BODY(rugpull_input_schema_fatal, tc)
+{
+	rugpull(tc, "rugpull-schema", 0);
+}
+
+ATF_TC_WITHOUT_HEAD(rugpull_tool_gone_fatal);
+ATF_TC_BODY(rugpull_tool_gone_fatal, tc)
+{
+	rugpull(tc, "rugpull-gone", 1);
+}
+
+/* list_changed between calls: the next call is refused before it goes out. */
+ATF_TC_WITHOUT_HEAD(rugpull_between_calls_refused_before_sending);
+ATF_TC_BODY(rugpull_between_calls_refused_before_sending, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+
+	relist_start(tc, &s, &c, "idle-rugpull", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	/* The notification follows the answer: let it arrive. */
+	ATF_CHECK(record_has(&s, "call echo"));
+	usleep(100 * 1000);
+	ATF_CHECK_EQ(call(&c, "document", ARGS), MCP_E_CHANGED);
+	ATF_CHECK_STREQ(c.changed, "echo");
+	ATF_CHECK_EQ(deliveries(&s), 1);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+ATF_TC_WITHOUT_HEAD(paged_list_followed_to_its_end);
+ATF_TC_BODY(paged_list_followed_to_its_end, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+
+	relist_start(tc, &s, &c, "paged", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(c.ntools, 3);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "document"), MCP_TOOL_CALLABLE);
+	ATF_CHECK_EQ(record_count(&s, "list "), 3);
+	mcp_close(&c);
+	server_stop(&s);
+
+	/* Two pages allowed, three listed: refused at the third. */
+	server_start(tc, &s, (const char *const []){ "mcp-relist", "-r",
+	    RECORD, "paged", NULL }, 0);
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = TIMEOUT_MS;
+	lim.pages = 2;
+	ATF_REQUIRE_EQ(mcp_open(&c, s.wfd, s.rfd, &lim), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_PAGES);
+	ATF_CHECK_EQ(record_count(&s, "list "), 2);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+ATF_TC_WITHOUT_HEAD(repeated_cursor_refused);
+ATF_TC_BODY(repeated_cursor_refused, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+
+	relist_start(tc, &s, &c, "cursor-repeat", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CURSOR);
+	ATF_CHECK_EQ(record_count(&s, "list "), 2);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_CURSOR);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* A call that times out is cancelled by its id before anything else. */
+ATF_TC_WITHOUT_HEAD(timed_out_call_cancelled_by_id);
+ATF_TC_BODY(timed_out_call_cancelled_by_id, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+
+	relist_start(tc, &s, &c, "stall-call", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	/* ids: initialize 1, tools/list 2, tools/call 3 */
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_TIMEOUT);
+	ATF_CHECK_EQ(c.cancels, 1);
+	ATF_CHECK(record_has(&s, "notify notifications/cancelled 3\n"));
+	ATF_CHECK_EQ(record_count(&s, "notify notifications/cancelled"), 1);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* 2025-11-25 offered; 2025-06-18 accepted; anything else refused. */
+ATF_TC_WITHOUT_HEAD(protocol_2025_11_25_offered_2025_06_18_accepted);
+ATF_TC_BODY(protocol_2025_11_25_offered_2025_06_18_accepted, tc)
+{
+	static const char *const answers[] = { NULL, "2025-06-18",
+	    "2024-11-05", "2025-11-26" };
+	static const enum mcp_error want[] = { MCP_OK, MCP_OK,
+	    MCP_E_VERSION, MCP_E_VERSION };
+	struct server		 s;
+	struct mcp_client	 c;
+	size_t			 i;
+
+	for (i = 0; i < nitems(answers); i++) {
+		relist_start(tc, &s, &c, "plain", answers[i], TIMEOUT_MS);
+		ATF_CHECK_EQ_MSG(mcp_initialize(&c), want[i], "answer %s",
+		    answers[i] != NULL ? answers[i] : "echoed");
+		ATF_CHECK(record_has(&s, "init 2025-11-25\n"));
+		if (want[i] == MCP_OK) {
+			ATF_CHECK_STREQ(c.version, answers[i] != NULL ?
+			    answers[i] : "2025-11-25");
+			ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
+			ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+		}
+		mcp_close(&c);
+		server_stop(&s);
+	}
+}
+
+/* The newer members of a tool are accepted, pinned, typed. */
+ATF_TC_WITHOUT_HEAD(tool_members_2025_11_25_accepted_and_pinned);
+ATF_TC_BODY(tool_members_2025_11_25_accepted_and_pinned, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	char			 result[MCP_RESPONSE_BYTES];
+	size_t			 len = sizeof(result);
+	uint8_t			 pin[SHA256_DIGEST_BYTES];
+	int			 is_error;
+
+	relist_start(tc, &s, &c, "plain", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	memcpy(pin, mcp_tools_hash(&c), sizeof(pin));
+	mcp_close(&c);
+	server_stop(&s);
+
+	relist_start(tc, &s, &c, "rich", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK(memcmp(pin, mcp_tools_hash(&c), sizeof(pin)) != 0);
+	ATF_REQUIRE_EQ(mcp_call(&c, "echo", ARGS, strlen(ARGS), result, &len,
+	    &is_error), MCP_OK);
+	result[len < sizeof(result) ? len : sizeof(result) - 1] = '\0';
+	ATF_CHECK(strstr(result, "\"structuredContent\":{\"echoed\":\"x\"}") !=
+	    NULL);
+	ATF_CHECK_EQ(is_error, 0);
+	mcp_close(&c);
+	server_stop(&s);
+
+	relist_start(tc, &s, &c, "bad-output-schema", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_TOOLS);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* An input validation failure is a tool error; the session goes on. */
+ATF_TC_WITHOUT_HEAD(input_validation_failure_is_tool_error);
+ATF_TC_BODY(input_validation_failure_is_tool_error, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	char			 result[MCP_RESPONSE_BYTES];
+	size_t			 len = sizeof(result);
+	int			 is_error = 0;
+
+	relist_start(tc, &s, &c, "invalid-args", NULL, TIMEOUT_MS);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", ARGS, strlen(ARGS), result, &len,
+	    &is_error), MCP_OK);
+	ATF_CHECK_EQ(is_error, 1);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(c.state, MCP_ST_READY);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
@@ -930,8 +1357,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, exit_refused);
 	ATF_TP_ADD_TC(tp, exit_in_call_refused);
 	ATF_TP_ADD_TC(tp, server_request_instead_of_response_refused);
-	ATF_TP_ADD_TC(tp, list_changed_in_call_fatal);
-	ATF_TP_ADD_TC(tp, list_changed_in_list_fatal);
 	ATF_TP_ADD_TC(tp, tools_not_list_refused);
 	ATF_TP_ADD_TC(tp, tool_not_object_refused);
 	ATF_TP_ADD_TC(tp, tool_nameless_refused);
@@ -943,5 +1368,24 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, tools_33_refused);
 	ATF_TP_ADD_TC(tp, tools_33_over_pages_refused);
 	ATF_TP_ADD_TC(tp, endless_cursor_refused);
+
+	ATF_TP_ADD_TC(tp, list_changed_before_initialize_answer_ignored);
+	ATF_TP_ADD_TC(tp, list_changed_during_list_lists_again);
+	ATF_TP_ADD_TC(tp, list_changed_during_two_lists_lists_a_third_time);
+	ATF_TP_ADD_TC(tp, list_changed_during_three_lists_refused);
+	ATF_TP_ADD_TC(tp, list_changed_mid_pages_restarts_from_first_page);
+	ATF_TP_ADD_TC(tp, list_changed_first_in_list_and_call_not_fatal);
+	ATF_TP_ADD_TC(tp, relist_after_pin_same_list_goes_on);
+	ATF_TP_ADD_TC(tp, relist_unconfigured_change_moves_pin_only);
+	ATF_TP_ADD_TC(tp, rugpull_description_fatal_result_withheld);
+	ATF_TP_ADD_TC(tp, rugpull_input_schema_fatal);
+	ATF_TP_ADD_TC(tp, rugpull_tool_gone_fatal);
+	ATF_TP_ADD_TC(tp, rugpull_between_calls_refused_before_sending);
+	ATF_TP_ADD_TC(tp, paged_list_followed_to_its_end);
+	ATF_TP_ADD_TC(tp, repeated_cursor_refused);
+	ATF_TP_ADD_TC(tp, timed_out_call_cancelled_by_id);
+	ATF_TP_ADD_TC(tp, protocol_2025_11_25_offered_2025_06_18_accepted);
+	ATF_TP_ADD_TC(tp, tool_members_2025_11_25_accepted_and_pinned);
+	ATF_TP_ADD_TC(tp, input_validation_failure_is_tool_error);
 	return atf_no_error();
 }

@@ -5,7 +5,9 @@
  *
  *	{"operation":"echo","arguments":{"i":K}}
  *
- * each timed from its write to the end of its reply line, then one
+ * each timed from its write to the end of its reply line (with
+ * "message":true in the payload the arguments are {"message":"call K"},
+ * the argument of an echo tool such as server-everything's), then one
  *
  *	{"operation":"report","arguments":{"us":[T1,...,TN]}}
  *
@@ -93,7 +95,7 @@ main(void)
 	const char		*p;
 	size_t			 len;
 	long			 n, i;
-	int			 k;
+	int			 k, msg;
 
 	if (ca_readline(line, sizeof(line)) == -1 ||
 	    (p = strstr(line, "\"n\":")) == NULL)
@@ -101,9 +103,15 @@ main(void)
 	n = strtol(p + 4, NULL, 10);
 	if (n < 1 || n > CA_CALLS_MAX)
 		return (2);
+	msg = strstr(line, "\"message\":true") != NULL;
 	for (i = 0; i < n; i++) {
-		k = snprintf(line, sizeof(line),
-		    "{\"operation\":\"echo\",\"arguments\":{\"i\":%ld}}\n", i);
+		if (msg)
+			k = snprintf(line, sizeof(line), "{\"operation\":"
+			    "\"echo\",\"arguments\":{\"message\":\"call %ld\"}}\n",
+			    i);
+		else
+			k = snprintf(line, sizeof(line), "{\"operation\":"
+			    "\"echo\",\"arguments\":{\"i\":%ld}}\n", i);
 		if (clock_gettime(CLOCK_MONOTONIC, &t0) == -1 ||
 		    ca_write(line, k) == -1 ||
 		    ca_readline(line, sizeof(line)) == -1 ||

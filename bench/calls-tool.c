@@ -9,6 +9,11 @@
  *		the gateway's MCP client (gateway/mcp.c) calling the echo
  *		tool of mcp-recorder N times; prints each call's
  *		microseconds, one per line
+ *	calls-tool upstream N TOOL ARGV...
+ *		the same client calling TOOL of the server ARGV (started
+ *		with an empty environment, as the parent starts servers) N
+ *		times with {"message":"call K"}, the argument of an echo
+ *		tool such as server-everything's; prints as direct does
  *	calls-tool floor N DOCKER-ARGV...
  *		runs the docker CLI with the agent attached (docker run -i):
  *		writes {"payload":{"n":N}}, answers every line at once with
@@ -39,6 +44,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: calls-tool sink file\n"
 	    "       calls-tool direct n recorder record\n"
+	    "       calls-tool upstream n tool argv ...\n"
 	    "       calls-tool floor n docker-argv ...\n");
 	exit(1);
 }
@@ -78,8 +84,10 @@ ct_sink(const char *file)
 	return (0);
 }
 
+/* envp NULL: the server inherits this environment. */
 static pid_t
-ct_spawn(char *const argv[], int *wfd, int *rfd, int keep_stderr)
+ct_spawn(char *const argv[], char *const envp[], int *wfd, int *rfd,
+    int keep_stderr)
 {
 	int	 in[2], out[2], fd;
 	pid_t	 pid;
@@ -95,7 +103,10 @@ ct_spawn(char *const argv[], int *wfd, int *rfd, int keep_stderr)
 		if (!keep_stderr && (fd = open("/dev/null", 0)) != -1)
 			(void)dup2(fd, 2);
 		closefrom(3);
-		execv(argv[0], argv);
+		if (envp != NULL)
+			execve(argv[0], argv, envp);
+		else
+			execv(argv[0], argv);
 		_exit(127);
 	}
 	close(in[0]);
@@ -112,14 +123,18 @@ ct_us(const struct timespec *a, const struct timespec *b)
 	    (b->tv_nsec - a->tv_nsec) / 1000);
 }
 
+/*
+ * n calls of tool on the server argv, the arguments of call K made by
+ * snprintf from fmt (one of this file's) and K; a result that is a
+ * tool error fails too: the call measured must be the call meant.
+ */
 static int
-ct_direct(long n, const char *recorder, const char *record)
+ct_calls(long n, char *const argv[], char *const envp[], const char *tool,
+    const char *fmt)
 {
 	static char		 result[MCP_RESPONSE_BYTES];
 	struct mcp_client	 c;
 	struct timespec		 t0, t1;
-	char			*argv[] = { (char *)recorder, "-r",
-				    (char *)record, NULL };
 	char			 args[64];
 	size_t			 rlen;
 	long			 i;
@@ -127,27 +142,45 @@ ct_direct(long n, const char *recorder, const char *record)
 	enum mcp_error		 e;
 	pid_t			 pid;
 
-	pid = ct_spawn(argv, &wfd, &rfd, 0);
+	pid = ct_spawn(argv, envp, &wfd, &rfd, 0);
 	if ((e = mcp_open(&c, wfd, rfd, NULL)) != MCP_OK ||
-	    (e = mcp_allow(&c, "echo")) != MCP_OK ||
+	    (e = mcp_allow(&c, tool)) != MCP_OK ||
 	    (e = mcp_initialize(&c)) != MCP_OK ||
 	    (e = mcp_list_tools(&c)) != MCP_OK)
-		errx(1, "recorder: %s", mcp_strerror(e));
+		errx(1, "%s: %s", argv[0], mcp_strerror(e));
 	for (i = 0; i < n; i++) {
-		k = snprintf(args, sizeof(args), "{\"i\":%ld}", i);
+		k = snprintf(args, sizeof(args), fmt, i);
 		rlen = sizeof(result);
 		if (clock_gettime(CLOCK_MONOTONIC, &t0) == -1)
 			err(1, "clock_gettime");
-		if ((e = mcp_call(&c, "echo", args, k, result, &rlen,
+		if ((e = mcp_call(&c, tool, args, k, result, &rlen,
 		    &iserr)) != MCP_OK)
 			errx(1, "call: %s", mcp_strerror(e));
 		if (clock_gettime(CLOCK_MONOTONIC, &t1) == -1)
 			err(1, "clock_gettime");
+		if (iserr)
+			errx(1, "call: the tool reported an error");
 		printf("%lld\n", ct_us(&t0, &t1));
 	}
 	mcp_close(&c);
 	(void)waitpid(pid, NULL, 0);
 	return (0);
+}
+
+static int
+ct_direct(long n, const char *recorder, const char *record)
+{
+	char	*argv[] = { (char *)recorder, "-r", (char *)record, NULL };
+
+	return (ct_calls(n, argv, NULL, "echo", "{\"i\":%ld}"));
+}
+
+static int
+ct_upstream(long n, const char *tool, char *argv[])
+{
+	char	*envp[] = { NULL };
+
+	return (ct_calls(n, argv, envp, tool, "{\"message\":\"call %ld\"}"));
 }
 
 static int
@@ -162,7 +195,7 @@ ct_floor(long n, char *argv[])
 	int			 wfd, rfd, k, status;
 	pid_t			 pid;
 
-	pid = ct_spawn(argv, &wfd, &rfd, 1);
+	pid = ct_spawn(argv, NULL, &wfd, &rfd, 1);
 	k = snprintf(first, sizeof(first), "{\"payload\":{\"n\":%ld}}\n", n);
 	if (write(wfd, first, k) != k)
 		err(1, "write");
@@ -210,5 +243,7 @@ main(int argc, char *argv[])
 		return (ct_direct(n, argv[3], argv[4]));
 	if (strcmp(argv[1], "floor") == 0)
 		return (ct_floor(n, argv + 3));
+	if (argc >= 5 && strcmp(argv[1], "upstream") == 0)
+		return (ct_upstream(n, argv[3], argv + 4));
 	usage();
 }

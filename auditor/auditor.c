@@ -71,8 +71,10 @@ static void	audit_flush_acks(void);
  * EXCLUSIVE, synchronous FULL, the -wal opened by audit_open()'s warm-up
  * write and SQLite's generator seeded there): pwrite64 and fdatasync at
  * each commit; pread64 and ftruncate at a checkpoint; newfstatat (fstat)
- * and fcntl (unlocking) at the orderly close.  mmap and munmap serve
- * allocations above malloc's mmap threshold as the page cache grows.
+ * and fcntl (unlocking) at the orderly close.  Memory: SQLite's page
+ * cache and its WAL index (in memory under locking_mode EXCLUSIVE, no
+ * -shm mapping) are malloc'd, and every allocation comes from the brk
+ * heap (sandbox_heap_init()), so mmap and munmap are not needed.
  * Opening a file, a socket, and unlink (SQLite would remove the -wal at
  * close; it stays and is recovered at the next open) fail softly;
  * anything else kills.
@@ -84,8 +86,6 @@ static const struct sandbox_rule audit_sandbox[] = {
 	SB_ALLOW(ftruncate),
 	SB_ALLOW(newfstatat),
 	SB_ALLOW(fcntl),
-	SB_ALLOW(mmap),
-	SB_ALLOW(munmap),
 	SB_EACCES(unlink),
 	SB_EACCES(openat),
 	SB_EACCES(socket),

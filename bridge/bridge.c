@@ -139,6 +139,8 @@ static void	bridge_wd_ack_expired(int, short, void *);
 
 /*
  * The bridge's system calls on top of the baseline of common/sandbox.c.
+ * Its buffers, sized from the frame and stdout bounds, come from the
+ * brk heap like every allocation (sandbox_heap_init()): no mmap.
  * Opening files and sockets fails softly; anything else kills.
  */
 static const struct sandbox_rule bridge_sandbox[] = {

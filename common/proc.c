@@ -27,6 +27,7 @@
 
 #include "log.h"
 #include "proc.h"
+#include "sandbox.h"
 
 /* Bound on the reads of a dead peer's channel (64 KiB each). */
 #define PROC_REAP_READS	16
@@ -271,6 +272,8 @@ proc_child(const char *title, int debug, int verbose)
 	sigset_t			 none;
 
 	log_init(debug ? LOG_TO_STDERR : LOG_TO_SINK, verbose, LOG_DAEMON);
+	/* Before anything sized from the configuration is allocated. */
+	sandbox_heap_init();
 	if ((p = proc_bytitle(title)) == NULL || p->p_main == NULL)
 		fatalx("unknown process %s", title);
 	proc_self = p;

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <seccomp.h>
 #include <stddef.h>
 
@@ -19,7 +20,10 @@
  * libevent's signal pipe), measured with strace -ff on Debian 12 (glibc
  * 2.36, libevent 2.1.12) over start, probes, orderly shutdown, SIGTERM
  * and peer loss.  poll is the one addition: imsgbuf_flush waits with it
- * when a socket is full, which the measured runs never hit.
+ * when a socket is full, which the measured runs never hit.  Memory is
+ * the brk heap's alone (sandbox_heap_init()): brk grows and shrinks it,
+ * and mmap, which malloc still tries when brk cannot grow, fails as out
+ * of memory, so the caller reports a failed allocation instead of dying.
  */
 static const struct sandbox_rule sandbox_baseline[] = {
 	SB_ALLOW(epoll_wait),
@@ -34,10 +38,28 @@ static const struct sandbox_rule sandbox_baseline[] = {
 	/* A stopped and continued process resumes a sleep through it. */
 	SB_ALLOW(restart_syscall),
 	SB_ALLOW(brk),
+	SB_ENOMEM(mmap),
 	SB_ALLOW(exit_group),
 };
 
 static void	sandbox_add(scmp_filter_ctx, const struct sandbox_rule *);
+
+/*
+ * Every child, before its first allocation: malloc serves every size
+ * from the brk heap and never maps or unmaps.  Above glibc's mmap
+ * threshold (128 KiB, raised at run time by each free) a buffer sized
+ * from the configuration, a 1 MiB response for one, would otherwise be
+ * an mmap and its free a munmap, so whether a process survives its
+ * sandbox would depend on the sizes configured.  With no mmap'd chunks
+ * the threshold stays fixed and the heap is trimmed past
+ * M_TRIM_THRESHOLD with brk alone, without madvise.
+ */
+void
+sandbox_heap_init(void)
+{
+	if (mallopt(M_MMAP_MAX, 0) != 1)
+		fatalx("mallopt M_MMAP_MAX failed");
+}
 
 void
 sandbox_apply(const struct ctl_init *ci, const struct sandbox_rule *rules,
@@ -103,6 +125,9 @@ sandbox_add(scmp_filter_ctx ctx, const struct sandbox_rule *sr)
 		break;
 	case SANDBOX_EACCES:
 		action = SCMP_ACT_ERRNO(EACCES);
+		break;
+	case SANDBOX_ENOMEM:
+		action = SCMP_ACT_ERRNO(ENOMEM);
 		break;
 	case SANDBOX_KILL:
 		action = SCMP_ACT_KILL_PROCESS;

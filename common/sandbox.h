@@ -16,6 +16,7 @@
 enum sandbox_action {
 	SANDBOX_ALLOW,
 	SANDBOX_EACCES,		/* fails with EACCES, so libc copes */
+	SANDBOX_ENOMEM,		/* fails with ENOMEM: out of memory */
 	SANDBOX_KILL,		/* in a coarse table: kills the process */
 };
 
@@ -35,11 +36,13 @@ struct sandbox_rule {
 
 #define SB_ALLOW(name)	{ #name, SCMP_SYS(name), SANDBOX_ALLOW, 0, 0, 0 }
 #define SB_EACCES(name)	{ #name, SCMP_SYS(name), SANDBOX_EACCES, 0, 0, 0 }
+#define SB_ENOMEM(name)	{ #name, SCMP_SYS(name), SANDBOX_ENOMEM, 0, 0, 0 }
 #define SB_KILL(name)	{ #name, SCMP_SYS(name), SANDBOX_KILL, 0, 0, 0 }
 #define SB_ALLOW_ARG(name, arg, value)					\
 	{ #name, SCMP_SYS(name), SANDBOX_ALLOW, 1, (arg), (value) }
 
 __BEGIN_DECLS
+void	 sandbox_heap_init(void);
 void	 sandbox_apply(const struct ctl_init *, const struct sandbox_rule *,
 	    size_t);
 void	 sandbox_apply_coarse(const struct sandbox_rule *, size_t);

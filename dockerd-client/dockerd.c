@@ -151,9 +151,12 @@ static void	dkr_profile_digest(uint8_t *);
  * to the bridge, kill/delete/inspect at the end): socket, connect,
  * getsockname, getpeername, getsockopt, sendto, recvfrom, socketpair (its
  * wakeup pair), fcntl, futex, getpid.  socket and socketpair are allowed
- * for AF_UNIX only; any other family kills.  mmap and munmap serve
- * allocations above malloc's mmap threshold (engine answers up to
- * DKR_RESPONSE_MAX_BYTES).  Opening a file fails softly; exec kills.
+ * for AF_UNIX only; any other family kills.  Memory: engine answers
+ * (up to DKR_RESPONSE_MAX_BYTES) and libcurl's buffers come from the brk
+ * heap like every allocation (sandbox_heap_init()); libcurl and its
+ * libraries were mapped by dlopen before the filter and stay mapped, so
+ * mmap and munmap are not needed.  Opening a file fails softly; exec
+ * kills.
  */
 static const struct sandbox_rule dkr_sandbox[] = {
 	SB_ALLOW_ARG(socket, 0, AF_UNIX),
@@ -167,8 +170,6 @@ static const struct sandbox_rule dkr_sandbox[] = {
 	SB_ALLOW(fcntl),
 	SB_ALLOW(futex),
 	SB_ALLOW(getpid),
-	SB_ALLOW(mmap),
-	SB_ALLOW(munmap),
 	SB_EACCES(openat),
 };
 

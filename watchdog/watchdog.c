@@ -46,7 +46,8 @@ static void	wd_atexit(void);
 /*
  * The watchdog's system calls on top of the baseline of common/sandbox.c,
  * which covers its loop: the lease is a libevent timer (epoll_wait's
- * timeout, the clock from the vDSO), pulses and acks are imsgs.
+ * timeout, the clock from the vDSO), pulses and acks are imsgs; what
+ * it allocates comes from the brk heap (sandbox_heap_init()).
  * Opening files and sockets fails softly; anything else kills.
  */
 static const struct sandbox_rule wd_sandbox[] = {

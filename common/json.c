@@ -16,14 +16,37 @@
  * closes, its "need": its own member count plus the largest need among
  * its children; a need above JSON_OPEN_MEMBERS_MAX is refused, so the
  * encoder's fixed table always suffices.
+ *
+ * Numbers are read as IEEE-754 doubles, as RFC 7493 (I-JSON) says every
+ * receiver may read them: json_num_read() is the one reader, used by the
+ * validator (a number that overflows to an infinity is refused), by the
+ * encoder and by json_number().  The canonical form of a number is
+ * described, and its length bounded, above json_put_number().
  */
 
 #include <sys/types.h>
 
+#include <float.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+
+/*
+ * A number's significant digits after the first JSON_NUM_DIGITS count
+ * only as "some nonzero digit follows": no double, and no midpoint between
+ * two doubles, needs more than 767 significant digits, so the value read
+ * is the one the full text would give.  A number whose first significant
+ * digit lies JSON_NUM_EXP_MAX places from the point is 0 or too large.
+ */
+#define JSON_NUM_DIGITS		800
+#define JSON_NUM_EXP_MAX	400
+#define JSON_NUM_EXP_CLAMP	1000000000LL	/* an exponent read in full */
+#define JSON_NUM_TEXT		(JSON_NUM_DIGITS + 32)	/* for strtod() */
+#define JSON_NUM_OUT		344	/* "-0." 323 zeros and 17 digits */
+#define JSON_TWO53		9007199254740992.0
 
 #define FNV_BASIS	0x811c9dc5U
 #define FNV_PRIME	0x01000193U
@@ -51,6 +74,17 @@ struct json_scan {
 	size_t			 js_nnames;
 	struct json_open	 js_open[JSON_DEPTH_MAX];
 	struct json_name	 js_names[JSON_OPEN_MEMBERS_MAX];
+};
+
+/*
+ * A number as read: its double and, when it has at most DBL_DIG
+ * significant digits, those digits (value = 0.dig x 10^exp).
+ */
+struct json_num {
+	double		 nu_value;
+	int		 nu_ndig;	/* 0: more than DBL_DIG */
+	char		 nu_dig[DBL_DIG];
+	long long	 nu_exp;
 };
 
 struct json_member {
@@ -88,6 +122,7 @@ static const char *const json_reasons[JSON_ERROR_MAX] = {
 	[JSON_EMEMBERS] = "too many members",
 	[JSON_EDUPKEY] = "duplicate key",
 	[JSON_ESPACE] = "output too large",
+	[JSON_ERANGE] = "number out of range",
 };
 
 static size_t	json_utf8_decode(const unsigned char *, size_t, uint32_t *);
@@ -99,6 +134,15 @@ static size_t	json_ws(const unsigned char *, size_t, size_t);
 static enum json_error json_bad_byte(const struct json_scan *);
 static enum json_error json_scan_string(struct json_scan *, uint32_t *);
 static enum json_error json_scan_number(struct json_scan *);
+static enum json_error json_num_read(const unsigned char *, size_t, size_t *,
+		    struct json_num *);
+static int	json_num_fast(struct json_num *, int);
+static double	json_digits_value(const char *, int, long long);
+static int	json_digits_try(double, int, int, char *, int *, long long *);
+static void	json_shortest(double, char *, int *, long long *);
+static size_t	json_num_format(double, int, const char *, int, long long,
+		    size_t, char *);
+static void	json_put_number(struct json_canon *, size_t);
 static enum json_error json_scan_literal(struct json_scan *);
 static enum json_error json_scan_name(struct json_scan *);
 static enum json_error json_close(struct json_scan *);
@@ -345,38 +389,9 @@ json_scan_string(struct json_scan *js, uint32_t *hash)
 static enum json_error
 json_scan_number(struct json_scan *js)
 {
-	const unsigned char	*b = js->js_buf;
-	size_t			 len = js->js_len, pos = js->js_pos;
+	struct json_num	 nu;
 
-#define DIGIT(i)	((i) < len && b[(i)] >= '0' && b[(i)] <= '9')
-	if (pos < len && b[pos] == '-')
-		pos++;
-	if (pos < len && b[pos] == '0')
-		pos++;
-	else if (DIGIT(pos))
-		while (DIGIT(pos))
-			pos++;
-	else
-		return JSON_ESYNTAX;
-	if (pos < len && b[pos] == '.') {
-		if (!DIGIT(pos + 1))
-			return JSON_ESYNTAX;
-		while (DIGIT(pos + 1))
-			pos++;
-		pos++;
-	}
-	if (pos < len && (b[pos] == 'e' || b[pos] == 'E')) {
-		pos++;
-		if (pos < len && (b[pos] == '+' || b[pos] == '-'))
-			pos++;
-		if (!DIGIT(pos))
-			return JSON_ESYNTAX;
-		while (DIGIT(pos))
-			pos++;
-	}
-#undef DIGIT
-	js->js_pos = pos;
-	return JSON_OK;
+	return json_num_read(js->js_buf, js->js_len, &js->js_pos, &nu);
 }
 
 static enum json_error
@@ -601,6 +616,167 @@ json_ws(const unsigned char *b, size_t len, size_t pos)
 	    b[pos] == '\n' || b[pos] == '\r'))
 		pos++;
 	return pos;
+}
+
+/* Numbers. */
+
+/*
+ * The number at b[*pos], of the RFC 8259 grammar, read as the double
+ * nearest its exact value (ties to even), as strtod() and every correct
+ * parser read it: JSON_ESYNTAX when the grammar is not followed,
+ * JSON_ERANGE when the nearest double is an infinity, else JSON_OK with
+ * *pos past it.  A value too small for the smallest subnormal reads as 0
+ * (or -0): it is finite, and every double parser agrees on it, so it is
+ * not refused; the canonical form writes it as 0.
+ *
+ * strtod() is given a text of bounded length and no radix character
+ * (integer digits and an exponent), so the locale cannot change it.
+ */
+static enum json_error
+json_num_read(const unsigned char *b, size_t len, size_t *pos,
+    struct json_num *nu)
+{
+	char		 text[JSON_NUM_TEXT];
+	size_t		 p = *pos, nsig = 0, lastnz = 0, n;
+	long long	 point = 0, e = 0, exp10;
+	int		 neg = 0, eneg = 0, w;
+	unsigned char	 c;
+
+#define DIGIT(i)	((i) < len && b[(i)] >= '0' && b[(i)] <= '9')
+	nu->nu_value = 0;
+	nu->nu_ndig = 0;
+	nu->nu_exp = 0;
+	if (p < len && b[p] == '-') {
+		neg = 1;
+		text[0] = '-';
+		p++;
+	}
+	n = neg;
+	if (!DIGIT(p))
+		return JSON_ESYNTAX;
+	/*
+	 * Significant digits from the first nonzero one, integer part and
+	 * fraction as one run; point counts the integer digits among them
+	 * (or, negated, the fraction's zeros before the first).
+	 */
+	if (b[p] == '0')
+		p++;
+	else
+		for (; DIGIT(p); p++, nsig++) {
+			point++;
+			if (nsig < JSON_NUM_DIGITS)
+				text[n++] = (char)b[p];
+			if (b[p] != '0')
+				lastnz = nsig + 1;
+		}
+	if (p < len && b[p] == '.') {
+		if (!DIGIT(p + 1))
+			return JSON_ESYNTAX;
+		for (p++; DIGIT(p); p++) {
+			c = b[p];
+			if (nsig == 0 && c == '0') {
+				point--;
+				continue;
+			}
+			if (nsig < JSON_NUM_DIGITS)
+				text[n++] = (char)c;
+			if (c != '0')
+				lastnz = nsig + 1;
+			nsig++;
+		}
+	}
+	if (p < len && (b[p] == 'e' || b[p] == 'E')) {
+		p++;
+		if (p < len && (b[p] == '+' || b[p] == '-'))
+			eneg = b[p++] == '-';
+		if (!DIGIT(p))
+			return JSON_ESYNTAX;
+		for (; DIGIT(p); p++)
+			if (e < JSON_NUM_EXP_CLAMP)
+				e = e * 10 + (b[p] - '0');
+	}
+#undef DIGIT
+	*pos = p;
+	if (lastnz == 0) {
+		nu->nu_value = neg ? -0.0 : 0.0;
+		return JSON_OK;
+	}
+
+	/* The value is 0.d1d2... x 10^exp10, d1 not 0. */
+	exp10 = point + (eneg ? -e : e);
+	if (exp10 > JSON_NUM_EXP_MAX)
+		return JSON_ERANGE;
+	if (exp10 < -JSON_NUM_EXP_MAX) {
+		nu->nu_value = neg ? -0.0 : 0.0;
+		return JSON_OK;
+	}
+	if (lastnz <= DBL_DIG) {
+		nu->nu_ndig = (int)lastnz;
+		memcpy(nu->nu_dig, text + neg, lastnz);
+		nu->nu_exp = exp10;
+		if (json_num_fast(nu, neg))
+			return JSON_OK;
+	}
+	/*
+	 * Trailing zeros dropped; or the digits cut, with a nonzero one
+	 * after them, which a 1 in the next place stands for.
+	 */
+	if (lastnz <= JSON_NUM_DIGITS)
+		n = neg + lastnz;
+	else
+		text[n++] = '1';
+	w = snprintf(text + n, sizeof(text) - n, "e%lld",
+	    exp10 - (long long)(n - neg));
+	if (w < 0 || (size_t)w >= sizeof(text) - n)
+		return JSON_ERANGE;	/* cannot happen: the text is bounded */
+	nu->nu_value = strtod(text, NULL);
+	if (nu->nu_value > DBL_MAX || nu->nu_value < -DBL_MAX)
+		return JSON_ERANGE;
+	return JSON_OK;
+}
+
+/*
+ * Most numbers are short: at most DBL_DIG digits m, exact as a double,
+ * and a power of ten up to 10^22, exact too, so m x 10^x (or m / 10^-x)
+ * is one correctly rounded operation, the value strtod() would give
+ * (W. D. Clinger, How to read floating point numbers accurately, 1990).
+ * Only where doubles are evaluated as doubles, without excess precision.
+ */
+static int
+json_num_fast(struct json_num *nu, int neg)
+{
+	static const double	 pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+	};
+	long long	 x = nu->nu_exp - nu->nu_ndig;
+	uint64_t	 m = 0;
+	int		 i;
+
+	if (FLT_EVAL_METHOD != 0 || x > 22 || x < -22)
+		return 0;
+	for (i = 0; i < nu->nu_ndig; i++)
+		m = m * 10 + (uint64_t)(nu->nu_dig[i] - '0');
+	nu->nu_value = x >= 0 ? (double)m * pow10[x] : (double)m / pow10[-x];
+	if (neg)
+		nu->nu_value = -nu->nu_value;
+	return 1;
+}
+
+int
+json_number(const char *buf, size_t len, size_t off, double *d)
+{
+	struct json_num	 nu;
+	size_t		 end, pos = off;
+
+	if (off >= len)
+		return -1;
+	end = json_scalar_end((const unsigned char *)buf, len, off);
+	if (json_num_read((const unsigned char *)buf, end, &pos, &nu) !=
+	    JSON_OK || pos != end)
+		return -1;
+	*d = nu.nu_value;
+	return 0;
 }
 
 /* Readers. */
@@ -999,6 +1175,241 @@ json_sort(struct json_canon *jc, struct json_member *m, size_t n)
 	}
 }
 
+/*
+ * The canonical form of a number, from its double v and the length L of
+ * the text it was read from.  Receivers read numbers as doubles (RFC 7493
+ * 2.2) and so does the gateway's policy; the form makes sure that every
+ * reader gets exactly v, that it is a function of v (and of L) only, and
+ * that it is never longer than the text it replaces:
+ *
+ *  - v is 0 or -0 (also a value below the smallest subnormal): "0", as
+ *    JSON.stringify() writes -0;
+ *  - else the digits are the shortest decimal D x 10^r that reads back
+ *    as v (k <= 17 digits, the last not 0; of two, the one nearer v);
+ *  - written plain, "123", "1.5" or "0.001", when that is not longer than
+ *    L, else as the integer D and the exponent r: "12e99", "15e-7" (no
+ *    point, no '+').  The plain form of an integer is its exact value,
+ *    which below 2^53 is D and r zeros and above it has no more digits:
+ *    readers that keep integer texts exact (Python's int, big numbers)
+ *    read v too, and a text with a point or an exponent is read as a
+ *    double by them as well.
+ *
+ * So 1.0 is 1, 1e2 is 100, 1e3 stays 1e3 while 1000 stays 1000, and
+ * 99.999999999999999999 is 100.  The form is its own canonical form: the
+ * plain form fits its own length, and when the exponent form was taken
+ * the plain one is longer still.
+ *
+ * Never longer than L.  The exponent form, k + 1 + |r|'s digits (and '-'),
+ * is taken only when the plain form is longer than L.  Let the input have
+ * m significant digits (m >= k: it reads as v too) and its leading digit
+ * at the same place E as D's (E = k + r; a power of ten lies between the
+ * two otherwise, and then k = 1 and L >= m >= 16 for a normal v).  A text
+ * without an exponent is then at least as long as the plain form of D,
+ * which has fewer digits at the same place.  A text with one has at least
+ * m + 1 + len(E - j) characters, len(x) those of the integer x written,
+ * j >= 1 the integer digits of its mantissa, one more for a point when
+ * j < m.  With len(a + d) <= len(a) + d for d >= 0: if j >= k,
+ * len(E - k) <= len(E - j) + j - k and the exponent form fits; if j < k
+ * (a point), either E >= k and len(E - k) <= len(E - j), or 0 < E < k and
+ * the plain form, k + 1, fits, or E <= 0 and E - k has at most one digit
+ * more than E - j (k - j <= 16), which the point pays for.
+ */
+static void
+json_put_number(struct json_canon *jc, size_t off)
+{
+	struct json_num	 nu;
+	char		 dig[DBL_DECIMAL_DIG], out[JSON_NUM_OUT];
+	size_t		 pos = off, n;
+	long long	 r;
+	double		 v;
+	int		 k, neg;
+
+	if (json_num_read(jc->jc_buf, jc->jc_len, &pos, &nu) != JSON_OK) {
+		jc->jc_full = 1;	/* not a document json_check() took */
+		return;
+	}
+	v = nu.nu_value;
+	if (v == 0) {
+		json_put(jc, "0", 1);
+		return;
+	}
+	neg = v < 0;
+	if (neg)
+		v = -v;
+	/*
+	 * Up to DBL_DIG digits, a normal double's shortest form is the
+	 * input's own: any decimal of DBL_DIG digits reads back from its
+	 * double, so no other one of at most as many reads as v.
+	 */
+	if (nu.nu_ndig > 0 && v >= DBL_MIN) {
+		k = nu.nu_ndig;
+		memcpy(dig, nu.nu_dig, (size_t)k);
+		r = nu.nu_exp - k;
+	} else
+		json_shortest(v, dig, &k, &r);
+	n = json_num_format(v, neg, dig, k, r, pos - off, out);
+	json_put(jc, out, n);
+}
+
+/*
+ * Write v (> 0, neg for its sign), whose shortest digits are dig[0..k) x
+ * 10^r, into out (JSON_NUM_OUT bytes): plain if that takes at most max
+ * bytes, else with an exponent.  Its length.
+ */
+static size_t
+json_num_format(double v, int neg, const char *dig, int k, long long r,
+    size_t max, char *out)
+{
+	long long	 e = k + r;	/* the place of the leading digit */
+	size_t		 plain, n = 0, i;
+	int		 w;
+
+	if (r >= 0)
+		plain = (size_t)e;	/* or one less, above 2^53 */
+	else if (e > 0)
+		plain = (size_t)k + 1;
+	else
+		plain = 2 + (size_t)-r;
+	if (neg)
+		out[n++] = '-';
+	if (r >= 0 && v >= JSON_TWO53) {
+		w = plain + n <= max + 1 ? snprintf(out + n, JSON_NUM_OUT - n,
+		    "%.0f", v) : -1;
+		if (w > 0 && (size_t)w < JSON_NUM_OUT - n &&
+		    n + (size_t)w <= max)
+			return n + (size_t)w;
+	} else if (plain + n <= max) {
+		if (r >= 0) {
+			memcpy(out + n, dig, (size_t)k);
+			n += (size_t)k;
+			for (i = 0; i < (size_t)r; i++)
+				out[n++] = '0';
+		} else if (e > 0) {
+			memcpy(out + n, dig, (size_t)e);
+			n += (size_t)e;
+			out[n++] = '.';
+			memcpy(out + n, dig + e, (size_t)(k - e));
+			n += (size_t)(k - e);
+		} else {
+			out[n++] = '0';
+			out[n++] = '.';
+			for (i = 0; i < (size_t)-e; i++)
+				out[n++] = '0';
+			memcpy(out + n, dig, (size_t)k);
+			n += (size_t)k;
+		}
+		return n;
+	}
+	memcpy(out + n, dig, (size_t)k);
+	n += (size_t)k;
+	w = snprintf(out + n, JSON_NUM_OUT - n, "e%lld", r);
+	if (w < 0 || (size_t)w >= JSON_NUM_OUT - n)
+		return 0;	/* cannot happen: |r| < 400 */
+	return n + (size_t)w;
+}
+
+/* The double that dig[0..k) x 10^r reads as. */
+static double
+json_digits_value(const char *dig, int k, long long r)
+{
+	char	 text[DBL_DECIMAL_DIG + 32];
+	int	 w;
+
+	w = snprintf(text, sizeof(text), "%.*se%lld", k, dig, r);
+	if (w < 0 || (size_t)w >= sizeof(text))
+		return 0;
+	return strtod(text, NULL);
+}
+
+/*
+ * The p + 1 digit decimal nearest v, in dig[0..*k) x 10^*r, when it reads
+ * back as v: 1.  Else, with other_side, the p + 1 digit decimal next to
+ * it on the other side of v is tried, which near a power of two (where
+ * the doubles below are twice as close as those above) can read back as
+ * v when the nearer one does not.
+ */
+static int
+json_digits_try(double v, int p, int other_side, char *dig, int *k,
+    long long *r)
+{
+	char		 buf[64];
+	const char	*s;
+	double		 w;
+	long long	 x = 0;
+	int		 i, n, xneg = 0;
+
+	n = snprintf(buf, sizeof(buf), "%.*e", p, v);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 0;
+	/* d[.ddd]e[+-]xx, the radix character the locale's. */
+	s = buf;
+	dig[0] = *s++;
+	for (i = 1; i <= p; i++) {
+		while (*s != '\0' && (*s < '0' || *s > '9'))
+			s++;
+		if (*s == '\0')
+			return 0;
+		dig[i] = *s++;
+	}
+	if (*s++ != 'e')
+		return 0;
+	if (*s == '-' || *s == '+')
+		xneg = *s++ == '-';
+	for (; *s >= '0' && *s <= '9'; s++)
+		x = x * 10 + (*s - '0');
+	*k = p + 1;
+	*r = (xneg ? -x : x) - p;
+	if ((w = json_digits_value(dig, *k, *r)) == v)
+		return 1;
+	if (!other_side)
+		return 0;
+	if (w < v) {
+		/* One up in the last place; 99..9 becomes 10..0. */
+		for (i = *k - 1; i >= 0 && dig[i] == '9'; i--)
+			dig[i] = '0';
+		if (i >= 0)
+			dig[i]++;
+		else {
+			dig[0] = '1';
+			(*r)++;
+		}
+	} else {
+		/* One down; 10..0 becomes 99..9 one place lower. */
+		for (i = *k - 1; i >= 0 && dig[i] == '0'; i--)
+			dig[i] = '9';
+		if (i > 0 || dig[0] != '1')
+			dig[i]--;
+		else {
+			memset(dig, '9', (size_t)*k);
+			(*r)--;
+		}
+	}
+	return json_digits_value(dig, *k, *r) == v;
+}
+
+/*
+ * The shortest digits dig[0..*k) x 10^*r that read back as v (finite,
+ * > 0), the last digit not 0.  For a normal double, a decimal of at most
+ * DBL_DIG digits that reads as v is the nearest one of DBL_DIG digits,
+ * so the search starts there; a subnormal has fewer significant bits and
+ * is searched from one digit.  DBL_DECIMAL_DIG digits always suffice.
+ */
+static void
+json_shortest(double v, char *dig, int *k, long long *r)
+{
+	int	 p, normal = v >= DBL_MIN;
+
+	for (p = normal ? DBL_DIG - 1 : 0; p < DBL_DECIMAL_DIG - 1; p++)
+		if (json_digits_try(v, p, !normal || p >= DBL_DIG, dig, k, r))
+			break;
+	if (p == DBL_DECIMAL_DIG - 1)
+		(void)json_digits_try(v, p, 0, dig, k, r);
+	while (*k > 1 && dig[*k - 1] == '0') {
+		(*k)--;
+		(*r)++;
+	}
+}
+
 /* depth: nesting levels still allowed, as the validator enforced. */
 static int
 json_canon_value(struct json_canon *jc, size_t off, int depth)
@@ -1053,6 +1464,9 @@ json_canon_value(struct json_canon *jc, size_t off, int depth)
 		return 0;
 	case JSON_STRING:
 		json_put_string(jc, off);
+		return 0;
+	case JSON_NUMBER:
+		json_put_number(jc, off);
 		return 0;
 	case JSON_INVALID:
 		return -1;

@@ -41,6 +41,7 @@ enum json_error {
 	JSON_EMEMBERS,		/* "too many members" */
 	JSON_EDUPKEY,		/* "duplicate key" */
 	JSON_ESPACE,		/* "output too large" (json_canonical) */
+	JSON_ERANGE,		/* "number out of range": not a finite double */
 	JSON_ERROR_MAX
 };
 
@@ -60,8 +61,10 @@ __BEGIN_DECLS
  * 0 when buf[0..len) is exactly one RFC 8259 value with optional
  * surrounding whitespace, well-formed UTF-8 (no overlongs, surrogates or
  * code points above U+10FFFF), no NUL byte and no \u0000 escape, no
- * duplicate member name in any object (compared after unescaping), within
- * the limits.  -1 otherwise, with *why set to a fixed string.
+ * duplicate member name in any object (compared after unescaping), every
+ * number a finite IEEE-754 double when read (1e999 and -1e400 are
+ * refused; 1e-400 reads as 0 and is taken), within the limits.  -1
+ * otherwise, with *why set to a fixed string.
  */
 int	 json_validate(const char *, size_t, const struct json_limits *,
 	    const char **);
@@ -82,9 +85,14 @@ const char	*json_strerror(enum json_error);
  * against the limits: no insignificant whitespace; object members sorted
  * by the bytes of their unescaped UTF-8 names; strings re-escaped as
  * \" \\ \b \f \n \r \t, \u00xx (lower-case hex) for other controls below
- * U+0020 and raw UTF-8 for everything else; numbers and literals kept as
- * written (1.0 and 1 stay different).  The form is never longer than the
- * input, has no newline and is its own canonical form.  0 with the bytes
+ * U+0020 and raw UTF-8 for everything else; literals kept; each number
+ * written as the shortest decimal that reads back as the same double (0
+ * for -0), plain (1.0 is 1, 1e2 is 100) unless that is longer than the
+ * number's text, else as an integer and an exponent (1.2e100 is 12e99);
+ * an integer written plain is the double's exact value (see json.c).  A
+ * double parser reads every number of the form as it reads the input's.
+ * The form is never longer than the input, has no newline and is its own
+ * canonical form.  0 with the bytes
  * in out[0..*outlen) and a NUL after them; -1 with *why when the input is
  * refused or out (outsz bytes, NUL included) is too small.
  */
@@ -102,6 +110,11 @@ enum json_error	 json_canon(const char *, size_t, const struct json_limits *,
 size_t		 json_skip_ws(const char *, size_t, size_t);
 enum json_type	 json_type(const char *, size_t, size_t);
 size_t		 json_value_end(const char *, size_t, size_t);
+/*
+ * The double the number at the offset reads as (correctly rounded, as by
+ * strtod()): 0, or -1 when no number ends the value there.
+ */
+int		 json_number(const char *, size_t, size_t, double *);
 /*
  * Iterate an object (or an array): *it starts at the offset of its '{'
  * ('['); each call gives the next member's name and value offsets (the

@@ -46,17 +46,19 @@
  * Strings compare equal when their unescaped bytes are equal: "\u0061"
  * is "a"; nothing else is normalized.
  *
- * Numbers compare by their exact value: 5, 5.0, 5e0 and 50e-1 are equal,
- * -0 is 0.  The JSON text is read as sign, significant digits and a
- * decimal exponent and compared with the rule's 64-bit integer digit by
- * digit, so there is no rounding at all: 9223372036854775807.5 is above
- * 9223372036854775807, 4.99999999999999999999 below 5.  The first
- * GW_NUM_DIGITS significant digits are kept, and whether any nonzero digit
- * follows, which decides exactly against an integer of at most 19 digits.
- * Exponents are saturated at +-GW_EXP_MAX, far beyond anything that could
- * change an order against such an integer.  Every JSON number can thus be
- * compared exactly; a text that is not a JSON number is an evaluation
- * error.
+ * Numbers compare as the IEEE-754 double they read as, exactly: that
+ * double, not the decimal text, is what the server gets (RFC 7493 2.2;
+ * JavaScript, Python's float, Go's float64 all read it), so a rule must
+ * decide on it.  5, 5.0, 5e0 and 50e-1 are equal, -0 is 0, and so is
+ * 4.99999999999999999999, which every double parser reads as 5; 1e-400
+ * is 0.  The double is compared with the rule's 64-bit integer without
+ * rounding either: 9223372036854775807 reads as 2^63, above the integer
+ * 9223372036854775807, and no argument equals an integer that no double
+ * is (beyond 2^53, odd ones and others).  The bridge sends the arguments
+ * in canonical form, whose numbers read back as the same doubles, and an
+ * integer written plain there is the double's exact value, so a server
+ * that keeps integers exact reads the same number too.  A number that is
+ * no finite double never gets here: the document is refused before.
  */
 
 #include <sys/types.h>
@@ -72,17 +74,7 @@
 #include "json.h"
 #include "policy.h"
 
-#define GW_NUM_DIGITS	24		/* > the 19 of a 64-bit integer */
-#define GW_EXP_MAX	1000000000000LL
-
-/* A JSON number or a rule integer as +-0.d1d2d3... x 10^exp. */
-struct gw_num {
-	int		 sign;		/* -1, 0 (the value is zero), 1 */
-	long long	 exp;
-	char		 dig[GW_NUM_DIGITS];	/* no trailing zeros */
-	size_t		 ndig;
-	int		 more;		/* a nonzero digit after dig[] */
-};
+#define GW_TWO63	9223372036854775808.0	/* exact as a double */
 
 static const char *const gw_reasons[GW_R_MAX] = {
 	[GW_R_ALLOWED] =	"allowed",
@@ -116,10 +108,7 @@ static int	 gw_pred_eval(const struct conf_pred *, const char *, size_t);
 static int	 gw_arg_find(const char *, size_t, const char *, size_t *);
 static int	 gw_value_eq(const char *, size_t, size_t,
 		    const struct conf_value *, int *);
-static int	 gw_num_parse(const char *, size_t, size_t, struct gw_num *);
-static void	 gw_num_int(long long, struct gw_num *);
-static int	 gw_num_cmp(const struct gw_num *, const struct gw_num *);
-static void	 gw_num_digit(struct gw_num *, char);
+static int	 gw_num_cmp(double, long long);
 static void	 gw_label_raise(struct gw_session *, int);
 
 int
@@ -419,8 +408,8 @@ gw_label_cmp(enum conf_cmp cmp, int have, int want)
 static int
 gw_pred_eval(const struct conf_pred *p, const char *args, size_t len)
 {
-	struct gw_num	 a, b;
 	size_t		 off = 0, i;
+	double		 a;
 	int		 found, c, eq, typed = 0;
 
 	found = gw_arg_find(args, len, p->key, &off);
@@ -447,10 +436,10 @@ gw_pred_eval(const struct conf_pred *p, const char *args, size_t len)
 			return -1;
 		if (!found)
 			return 0;
-		if (gw_num_parse(args, len, off, &a) == -1)
+		if (json_type(args, len, off) != JSON_NUMBER ||
+		    json_number(args, len, off, &a) == -1)
 			return -1;
-		gw_num_int(p->values[0].number, &b);
-		c = gw_num_cmp(&a, &b);
+		c = gw_num_cmp(a, p->values[0].number);
 		if (p->cmp == CMP_LT)
 			return c < 0;
 		if (p->cmp == CMP_LE)
@@ -501,14 +490,13 @@ static int
 gw_value_eq(const char *args, size_t len, size_t off,
     const struct conf_value *v, int *eq)
 {
-	struct gw_num	 a, b;
+	double	 a;
 
 	switch (json_type(args, len, off)) {
 	case JSON_NUMBER:
-		if (!v->is_number || gw_num_parse(args, len, off, &a) == -1)
+		if (!v->is_number || json_number(args, len, off, &a) == -1)
 			return -1;
-		gw_num_int(v->number, &b);
-		*eq = gw_num_cmp(&a, &b) == 0;
+		*eq = gw_num_cmp(a, v->number) == 0;
 		return 0;
 	case JSON_STRING:
 		if (v->is_number || v->string == NULL)
@@ -521,144 +509,25 @@ gw_value_eq(const char *args, size_t len, size_t off,
 }
 
 /*
- * Read the JSON number at off: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
- * and nothing after it but the end of the value.
+ * <0, 0, >0 as the finite double a is below, equal to or above b, with
+ * no rounding: below 2^63 in magnitude a's integer part is exact as a
+ * long long, and what is left of a is its fraction, exactly.
  */
 static int
-gw_num_parse(const char *buf, size_t len, size_t off, struct gw_num *n)
+gw_num_cmp(double a, long long b)
 {
-	size_t		 pos = off, end, intlen = 0, k = 0, first = 0;
-	long long	 e = 0;
-	int		 neg = 0, eneg = 0, seen = 0;
+	long long	 ia;
+	double		 frac;
 
-	memset(n, 0, sizeof(*n));
-	end = json_value_end(buf, len, off);
-	if (end > len || end <= off)
+	if (a >= GW_TWO63)
+		return 1;
+	if (a < -GW_TWO63)
 		return -1;
-	if (buf[pos] == '-') {
-		neg = 1;
-		pos++;
-	}
-	if (pos == end || buf[pos] < '0' || buf[pos] > '9')
-		return -1;
-	if (buf[pos] == '0' && pos + 1 < end && buf[pos + 1] >= '0' &&
-	    buf[pos + 1] <= '9')
-		return -1;
-	/* Digits of the integer part, then of the fraction, as one run. */
-	for (; pos < end && buf[pos] >= '0' && buf[pos] <= '9'; pos++) {
-		intlen++;
-		if (!seen && buf[pos] != '0') {
-			seen = 1;
-			first = k;
-		}
-		if (seen)
-			gw_num_digit(n, buf[pos]);
-		k++;
-	}
-	if (pos < end && buf[pos] == '.') {
-		pos++;
-		if (pos == end || buf[pos] < '0' || buf[pos] > '9')
-			return -1;
-		for (; pos < end && buf[pos] >= '0' && buf[pos] <= '9';
-		    pos++) {
-			if (!seen && buf[pos] != '0') {
-				seen = 1;
-				first = k;
-			}
-			if (seen)
-				gw_num_digit(n, buf[pos]);
-			k++;
-		}
-	}
-	if (pos < end && (buf[pos] == 'e' || buf[pos] == 'E')) {
-		pos++;
-		if (pos < end && (buf[pos] == '+' || buf[pos] == '-'))
-			eneg = buf[pos++] == '-';
-		if (pos == end || buf[pos] < '0' || buf[pos] > '9')
-			return -1;
-		for (; pos < end && buf[pos] >= '0' && buf[pos] <= '9';
-		    pos++)
-			if (e < GW_EXP_MAX)
-				e = e * 10 + (buf[pos] - '0');
-		if (e > GW_EXP_MAX)
-			e = GW_EXP_MAX;
-		if (eneg)
-			e = -e;
-	}
-	if (pos != end)
-		return -1;
-	if (!seen)
-		return 0;	/* zero, whatever its sign and exponent */
-
-	/* The document is bounded, so intlen and first are far below 2^40. */
-	if (intlen > (size_t)GW_EXP_MAX || first > (size_t)GW_EXP_MAX)
-		return -1;
-	n->sign = neg ? -1 : 1;
-	n->exp = (long long)intlen - (long long)first + e;
-	while (n->ndig > 0 && n->dig[n->ndig - 1] == '0')
-		n->ndig--;
-	return 0;
-}
-
-/* Append a significant digit. */
-static void
-gw_num_digit(struct gw_num *n, char c)
-{
-	if (n->ndig < sizeof(n->dig))
-		n->dig[n->ndig++] = c;
-	else if (c != '0')
-		n->more = 1;
-}
-
-static void
-gw_num_int(long long v, struct gw_num *n)
-{
-	unsigned long long	 u;
-	char			 buf[32];
-	int			 w;
-
-	memset(n, 0, sizeof(*n));
-	if (v == 0)
-		return;
-	n->sign = v < 0 ? -1 : 1;
-	u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	w = snprintf(buf, sizeof(buf), "%llu", u);
-	/* 20 digits at most, always fits. */
-	if (w <= 0 || (size_t)w > sizeof(n->dig))
-		return;
-	memcpy(n->dig, buf, (size_t)w);
-	n->ndig = (size_t)w;
-	n->exp = w;
-	while (n->ndig > 0 && n->dig[n->ndig - 1] == '0')
-		n->ndig--;
-}
-
-/* <0, 0, >0 as a is below, equal to or above b. */
-static int
-gw_num_cmp(const struct gw_num *a, const struct gw_num *b)
-{
-	size_t	 i, n;
-	int	 mag = 0;
-	char	 da, db;
-
-	if (a->sign != b->sign)
-		return a->sign < b->sign ? -1 : 1;
-	if (a->sign == 0)
-		return 0;
-	if (a->exp != b->exp)
-		mag = a->exp < b->exp ? -1 : 1;
-	else {
-		n = a->ndig > b->ndig ? a->ndig : b->ndig;
-		for (i = 0; i < n && mag == 0; i++) {
-			da = i < a->ndig ? a->dig[i] : '0';
-			db = i < b->ndig ? b->dig[i] : '0';
-			if (da != db)
-				mag = da < db ? -1 : 1;
-		}
-		if (mag == 0 && a->more != b->more)
-			mag = a->more ? 1 : -1;
-	}
-	return a->sign > 0 ? mag : -mag;
+	ia = (long long)a;	/* toward 0; -2^63 itself is LLONG_MIN */
+	if (ia != b)
+		return ia < b ? -1 : 1;
+	frac = a - (double)ia;
+	return frac > 0 ? 1 : frac < 0 ? -1 : 0;
 }
 
 static void

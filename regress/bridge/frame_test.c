@@ -377,7 +377,7 @@ ATF_TC_BODY(valid_frames_yield_canonical_arguments, tc)
 	    "read", "{\"a\":[1,{\"c\":\"\xc3\xa9/\",\"d\":0}],\"b\":2}");
 	accepted("{\"operation\":\"n\",\"arguments\":{\"x\":1.50,\"y\":-0,"
 	    "\"z\":1E+3,\"t\":true,\"u\":null}}", "n",
-	    "{\"t\":true,\"u\":null,\"x\":1.50,\"y\":-0,\"z\":1E+3}");
+	    "{\"t\":true,\"u\":null,\"x\":1.5,\"y\":0,\"z\":1000}");
 	accepted("{\"operation\":\"s\",\"arguments\":"
 	    "{\"text\":\"line\\nnext\",\"ctl\":\"\\u0001\"}}", "s",
 	    "{\"ctl\":\"\\u0001\",\"text\":\"line\\nnext\"}");
@@ -385,6 +385,91 @@ ATF_TC_BODY(valid_frames_yield_canonical_arguments, tc)
 	accepted("{\"operation\":\"o\",\"arguments\":{\"operation\":\"x\","
 	    "\"arguments\":{}}}", "o",
 	    "{\"arguments\":{},\"operation\":\"x\"}");
+}
+
+/*
+ * A number that is not a finite double has no value a server could read:
+ * the frame is refused wherever the number is, all else valid.
+ */
+ATF_TC_WITHOUT_HEAD(frame_with_number_out_of_range_refused);
+ATF_TC_BODY(frame_with_number_out_of_range_refused, tc)
+{
+	refused("{\"operation\":\"a\",\"arguments\":{\"n\":1e999}}",
+	    FRAME_SYNTAX);
+	refused("{\"operation\":\"a\",\"arguments\":{\"n\":-1e400}}",
+	    FRAME_SYNTAX);
+	refused("{\"operation\":\"a\",\"arguments\":{\"l\":[1,{\"n\":1e309}]}}",
+	    FRAME_SYNTAX);
+	refused("{\"arguments\":{},\"operation\":\"a\",\"x\":1e999}",
+	    FRAME_SYNTAX);
+	/* The same frames with the largest finite numbers pass. */
+	accepted("{\"operation\":\"a\",\"arguments\":{\"n\":"
+	    "1.7976931348623157e308}}", "a", "{\"n\":17976931348623157e292}");
+	accepted("{\"operation\":\"a\",\"arguments\":{\"l\":[1,{\"n\":"
+	    "-1.7976931348623157e308}]}}", "a",
+	    "{\"l\":[1,{\"n\":-17976931348623157e292}]}");
+}
+
+/*
+ * The canonical arguments carry each number as the double a server reads
+ * from the frame, in its shortest form: what the gateway's rules compare
+ * is what the server gets.
+ */
+ATF_TC_WITHOUT_HEAD(frame_numbers_forwarded_as_the_double_read);
+ATF_TC_BODY(frame_numbers_forwarded_as_the_double_read, tc)
+{
+	accepted("{\"operation\":\"a\",\"arguments\":{\"n\":"
+	    "99.999999999999999999}}", "a", "{\"n\":100}");
+	accepted("{\"operation\":\"a\",\"arguments\":{\"n\":"
+	    "9007199254740993}}", "a", "{\"n\":9007199254740992}");
+	accepted("{\"operation\":\"a\",\"arguments\":{\"n\":1e-400,"
+	    "\"m\":-0.0,\"k\":1.2e100,\"j\":0.1,\"i\":5e-324}}", "a",
+	    "{\"i\":5e-324,\"j\":0.1,\"k\":12e99,\"m\":0,\"n\":0}");
+}
+
+/*
+ * The canonical arguments are written into a buffer of the frame's size:
+ * a frame of the largest size whose numbers all have the spelling least
+ * favourable to the canonical form still fits, and nothing grows.
+ */
+ATF_TC_WITHOUT_HEAD(frame_of_numbers_at_size_limit_fits_canonical);
+ATF_TC_BODY(frame_of_numbers_at_size_limit_fits_canonical, tc)
+{
+	static const char *const nums[] = {
+		"1E+3", "1e3", "100", "0.1e1", "1e-5", "0.00001", "-0",
+		"1e-400", "5e-324", "12e99", "1e23", "1152921504606847e3",
+		"0.30000000000000004", "6.2901843453097005e-235",
+		"100000000000000000000000", "22250738585072014e-324"
+	};
+	static const char	 head[] =
+	    "{\"operation\":\"op\",\"arguments\":{\"l\":[";
+	char			*buf;
+	size_t			 len, i, n;
+
+	ATF_REQUIRE((buf = malloc(LINE_BYTES)) != NULL);
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		n = strlen(nums[i]);
+		memcpy(buf, head, sizeof(head) - 1);
+		len = sizeof(head) - 1;
+		while (len + n + 1 + 3 <= AGENT_FRAME_BYTES) {
+			memcpy(buf + len, nums[i], n);
+			len += n;
+			buf[len++] = ',';
+		}
+		buf[len - 1] = ']';
+		/* Pad with spaces to exactly the bound. */
+		while (len + 2 < AGENT_FRAME_BYTES)
+			buf[len++] = ' ';
+		buf[len++] = '}';
+		buf[len++] = '}';
+		ATF_REQUIRE_EQ(len, AGENT_FRAME_BYTES);
+		ATF_CHECK_MSG(bridge_frame_parse(buf, len, AGENT_FRAME_BYTES,
+		    &req, NULL) == FRAME_OK, "frame of %s refused", nums[i]);
+		ATF_CHECK(req.br_arglen < len);
+		ATF_CHECK(json_check(req.br_arguments, req.br_arglen,
+		    &(struct json_limits){ AGENT_FRAME_BYTES, 3 }) == JSON_OK);
+	}
+	free(buf);
 }
 
 ATF_TC_WITHOUT_HEAD(frame_codes_have_distinct_strings);
@@ -690,6 +775,9 @@ ATF_TC_BODY(reply_with_invalid_result_refused, tc)
 	ATF_CHECK_STREQ(why, "trailing data");
 	ATF_CHECK(bridge_reply_encode(REPLY_OK, "", 0, out, sizeof(out), &n,
 	    &why) == -1);
+	ATF_CHECK(bridge_reply_encode(REPLY_OK, "{\"n\":1e999}", 11, out,
+	    sizeof(out), &n, &why) == -1);
+	ATF_CHECK_STREQ(why, "number out of range");
 }
 
 ATF_TC_WITHOUT_HEAD(reply_errors_use_the_fixed_vocabulary);
@@ -777,6 +865,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, missing_or_other_members_refused);
 	ATF_TP_ADD_TC(tp, wide_arguments_object_refused);
 	ATF_TP_ADD_TC(tp, valid_frames_yield_canonical_arguments);
+	ATF_TP_ADD_TC(tp, frame_with_number_out_of_range_refused);
+	ATF_TP_ADD_TC(tp, frame_numbers_forwarded_as_the_double_read);
+	ATF_TP_ADD_TC(tp, frame_of_numbers_at_size_limit_fits_canonical);
 	ATF_TP_ADD_TC(tp, frame_codes_have_distinct_strings);
 	ATF_TP_ADD_TC(tp, lines_split_at_every_byte_boundary);
 	ATF_TP_ADD_TC(tp, lines_longer_than_frame_refused_before_newline);

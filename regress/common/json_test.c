@@ -7,6 +7,9 @@
 #include <sys/types.h>
 
 #include <atf-c.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +150,7 @@ ATF_TC_BODY(numbers_follow_rfc8259_grammar, tc)
 	accepts("1E+2");
 	accepts("1e-2");
 	accepts("123456789012345678901234567890123456789012345678901234567890"
-	    "1234567890.5e999999");
+	    "1234567890.5e-999999");
 	accepts("[0,-0,1.5,2e3]");
 
 	check("-", JSON_ESYNTAX);
@@ -621,6 +624,7 @@ ATF_TC_BODY(reasons_are_fixed_strings, tc)
 		{ "{} x", "trailing data" },
 		{ "{", "syntax error" },
 		{ "\"\\u0000\"", "NUL byte" },
+		{ "[1e999]", "number out of range" },
 	};
 	const char	*why;
 	size_t		 i;
@@ -686,13 +690,345 @@ ATF_TC_BODY(canonical_escapes_strings_minimally, tc)
 	canon_is("{\"\\u0041\\n\":\"\\u00e9\"}", "{\"A\\n\":\"\xc3\xa9\"}");
 }
 
-ATF_TC_WITHOUT_HEAD(canonical_keeps_numbers_and_literals_as_written);
-ATF_TC_BODY(canonical_keeps_numbers_and_literals_as_written, tc)
+ATF_TC_WITHOUT_HEAD(canonical_keeps_literals_as_written);
+ATF_TC_BODY(canonical_keeps_literals_as_written, tc)
 {
-	canon_is("[1.0, 1e2, -0, 1E+2, 0.10, 1e-0, 100]",
-	    "[1.0,1e2,-0,1E+2,0.10,1e-0,100]");
 	canon_is("[true , false , null]", "[true,false,null]");
-	canon_is("-12.5e+300", "-12.5e+300");
+}
+
+/*
+ * Numbers: the shortest decimal that reads back as the same double, plain
+ * unless that is longer than the text, else integer digits and an
+ * exponent.  The expected forms were computed apart from this code, from
+ * Python's repr() (shortest round trip, David Gay's dtoa).
+ */
+ATF_TC_WITHOUT_HEAD(canonical_writes_numbers_as_shortest_round_trip);
+ATF_TC_BODY(canonical_writes_numbers_as_shortest_round_trip, tc)
+{
+	static const struct {
+		const char	*in;
+		const char	*want;
+	} t[] = {
+		{ "1.0", "1" },
+		{ "1e2", "100" },
+		{ "1E+2", "100" },
+		{ "1e-0", "1" },
+		{ "0.10", "0.1" },
+		{ "100", "100" },
+		{ "1000", "1000" },
+		{ "1e3", "1e3" },
+		{ "1.5e3", "1500" },
+		{ "123456.789e3", "123456789" },
+		{ "0.1", "0.1" },
+		{ "0.30000000000000004", "0.30000000000000004" },
+		{ "0.3000000000000000444", "0.30000000000000004" },
+		{ "-3.14159265358979323846", "-3.141592653589793" },
+		{ "0.00001", "0.00001" },
+		{ "1.0e-5", "1e-5" },
+		{ "1E-7", "1e-7" },
+		{ "-0.000001", "-0.000001" },
+		{ "4.35e-5", "435e-7" },
+		{ "1.2e100", "12e99" },
+		{ "-12.5e+300", "-125e299" },
+		{ "1.5e-300", "15e-301" },
+		/* Rounded to the double: what a server reads. */
+		{ "99.999999999999999999", "100" },
+		{ "9007199254740993", "9007199254740992" },
+		{ "9007199254740993.0000000001", "9007199254740994" },
+		/* -0, and what reads as 0, is 0. */
+		{ "-0", "0" },
+		{ "-0.0e0", "0" },
+		{ "0e99999999999999999999", "0" },
+		{ "1e-400", "0" },
+		{ "-1e-400", "0" },
+		{ "2.4703282292062327e-324", "0" },
+		/* Subnormals. */
+		{ "5e-324", "5e-324" },
+		{ "4.9406564584124654e-324", "5e-324" },
+		{ "2.4703282292062328e-324", "5e-324" },
+		{ "7.4109846876186982e-324", "1e-323" },
+		{ "9.8813129168249309e-324", "1e-323" },
+		{ "2.2250738585072011e-308", "2225073858507201e-323" },
+		/* The extremes of the normal range. */
+		{ "2.2250738585072014e-308", "22250738585072014e-324" },
+		{ "1.7976931348623157e308", "17976931348623157e292" },
+		{ "-1.7976931348623157e308", "-17976931348623157e292" },
+		/* Integers above 2^53 written plain are the double's value. */
+		{ "1234567890123456789", "1234567890123456768" },
+		{ "12345678901234567890123", "12345678901234567741440" },
+		{ "100000000000000000000000", "99999999999999991611392" },
+		{ "1e23", "1e23" },
+		{ "1.1529215046068470e+18", "1152921504606846976" },
+		{ "1152921504606847e3", "1152921504606847e3" },
+		{ "1e21", "1e21" },
+		{ "8.9884656743115795e+307", "898846567431158e293" },
+		/*
+		 * Powers of two whose nearest decimal of the shortest length
+		 * does not read back (the doubles below are twice as close):
+		 * the one on the other side does.
+		 */
+		{ "7.1202363472230444e-307", "7120236347223045e-322" },
+		{ "7.2911220195563975e-304", "7291122019556398e-319" },
+		{ "8.2090736025967525e-289", "8209073602596753e-304" },
+		{ "6.2901843453097005e-235", "6290184345309701e-250" },
+		{ "7.8545495444763625e-90", "7854549544476363e-105" },
+		{ "7.1746481373430634e-43", "7174648137343064e-58" },
+		/* Inside containers, every number. */
+		{ "[1.0, 1e2, -0, 1E+2, 0.10, 1e-0, 100]",
+		    "[1,100,0,100,0.1,1,100]" },
+		{ "{\"b\":[-0.0,{\"c\":1.20e1}],\"a\":5e-1}",
+		    "{\"a\":0.5,\"b\":[0,{\"c\":12}]}" },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		canon_is(t[i].in, t[i].want);
+}
+
+/* The digits and exponent of a canonical number: value = dig x 10^r. */
+static void
+number_digits(const char *num, char *dig, size_t digsz, long *r)
+{
+	const char	*p = num, *point = NULL;
+	size_t		 n = 0;
+
+	*r = 0;
+	if (*p == '-')
+		p++;
+	for (; (*p >= '0' && *p <= '9') || *p == '.'; p++) {
+		if (*p == '.') {
+			point = p;
+			continue;
+		}
+		if (point != NULL)
+			(*r)--;
+		if (n == 0 && *p == '0')
+			continue;
+		ATF_REQUIRE(n + 1 < digsz);
+		dig[n++] = *p;
+	}
+	if (*p == 'e')
+		*r += strtol(p + 1, NULL, 10);
+	while (n > 1 && dig[n - 1] == '0') {
+		n--;
+		(*r)++;
+	}
+	dig[n] = '\0';
+}
+
+/*
+ * The canonical form of one spelling: no longer, the same double, a
+ * fixed point, and the digits of every other spelling of that double.
+ */
+static void
+spelling_is(const char *s, double v, const char *dig, long r)
+{
+	char		 out[512], again[512], d[32];
+	size_t		 n, m;
+	long		 rr;
+
+	if (strtod(s, NULL) != v)
+		return;		/* a shorter precision that rounds elsewhere */
+	if (json_canonical(s, strlen(s), &lim32, out, sizeof(out), &n,
+	    NULL) == -1) {
+		atf_tc_fail_nonfatal("%s refused", s);
+		return;
+	}
+	ATF_CHECK_MSG(n <= strlen(s), "%s: %s is longer", s, out);
+	ATF_CHECK_MSG(strtod(out, NULL) == v, "%s: %s reads differently", s,
+	    out);
+	ATF_REQUIRE(json_canonical(out, n, &lim32, again, sizeof(again), &m,
+	    NULL) == 0);
+	ATF_CHECK_MSG(m == n && memcmp(out, again, n) == 0,
+	    "%s: %s is not a fixed point", s, out);
+	if (v != 0 && (v < 0 ? -v : v) < 9007199254740992.0) {
+		number_digits(out, d, sizeof(d), &rr);
+		ATF_CHECK_MSG(strcmp(d, dig) == 0 && rr == r,
+		    "%s: %s, other spellings %se%ld", s, out, dig, r);
+	}
+}
+
+/*
+ * Every spelling of a double: its %.*e forms of 1 to 26 digits, and its
+ * shortest digits D with the point after each of them, before them
+ * ("0.De5") and plain.
+ */
+static void
+spellings(double v)
+{
+	static char	 zeros[400];
+	char		 s[512], base[512], dig[32];
+	size_t		 n;
+	long		 r, e, j, k;
+	int		 p;
+
+	if (v == 0)
+		return;		/* "0", whatever the spelling */
+	snprintf(s, sizeof(s), "%.16e", v);
+	ATF_REQUIRE(json_canonical(s, strlen(s), &lim32, base, sizeof(base),
+	    &n, NULL) == 0);
+	number_digits(base, dig, sizeof(dig), &r);
+	memset(zeros, '0', sizeof(zeros));
+	for (p = 0; p <= 25; p++) {
+		snprintf(s, sizeof(s), "%.*e", p, v);
+		spelling_is(s, v, dig, r);
+		snprintf(s, sizeof(s), "%.*E", p, v);
+		spelling_is(s, v, dig, r);
+	}
+	k = (long)strlen(dig);
+	e = k + r;
+	for (j = 1; j <= k; j++) {
+		snprintf(s, sizeof(s), "%.*s%s%se%ld", (int)j, dig,
+		    j < k ? "." : "", dig + j, e - j);
+		spelling_is(s, v, dig, r);
+	}
+	snprintf(s, sizeof(s), "0.%se%ld", dig, e);
+	spelling_is(s, v, dig, r);
+	if (r >= 0)
+		snprintf(s, sizeof(s), "%s%.*s", dig, (int)r, zeros);
+	else if (e > 0)
+		snprintf(s, sizeof(s), "%.*s.%s", (int)e, dig, dig + e);
+	else
+		snprintf(s, sizeof(s), "0.%.*s%s", (int)-e, zeros, dig);
+	spelling_is(s, v, dig, r);
+}
+
+ATF_TC_WITHOUT_HEAD(canonical_number_never_longer_than_any_spelling);
+ATF_TC_BODY(canonical_number_never_longer_than_any_spelling, tc)
+{
+	uint64_t	 x = 0x9e3779b97f4a7c15ULL, bits;
+	char		 t[16];
+	double		 v;
+	int		 i;
+
+	for (i = -1074, v = 4.9406564584124654e-324; i <= 1023; i++, v *= 2)
+		spellings(v);
+	for (i = 1; i <= 1000; i++)
+		spellings(i * 4.9406564584124654e-324);
+	for (i = -323; i <= 308; i++) {
+		snprintf(t, sizeof(t), "1e%d", i);
+		spellings(strtod(t, NULL));
+	}
+	for (i = 0; i < 2000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		bits = x & ~(1ULL << 63);
+		memcpy(&v, &bits, sizeof(v));
+		if (!(v <= DBL_MAX))
+			continue;	/* an infinity or a NaN */
+		spellings(v);
+		spellings(-v);
+		spellings((double)(x >> (x % 64)));
+	}
+}
+
+/*
+ * A number that reads as an infinity is refused wherever it is, with
+ * everything else about the document valid.
+ */
+ATF_TC_WITHOUT_HEAD(numbers_beyond_double_range_refused);
+ATF_TC_BODY(numbers_beyond_double_range_refused, tc)
+{
+	check("1e999", JSON_ERANGE);
+	check("-1e400", JSON_ERANGE);
+	check("1e309", JSON_ERANGE);
+	check("1E+309", JSON_ERANGE);
+	check("-1.8e308", JSON_ERANGE);
+	check("1.7976931348623159e308", JSON_ERANGE);
+	check("0.1e310", JSON_ERANGE);
+	check("1e99999999999999999999999999", JSON_ERANGE);
+	check("[1,1e999]", JSON_ERANGE);
+	check("{\"a\":1,\"b\":-1e400}", JSON_ERANGE);
+	check("{\"a\":[1,{\"b\":[2,1e309]}],\"c\":\"x\"}", JSON_ERANGE);
+	check("[0.5, 1e309, 0.5]", JSON_ERANGE);
+	/* Scanned left to right: the first violation is reported. */
+	check("[1e999,\"\xff\"]", JSON_ERANGE);
+	check("[\"\xff\",1e999]", JSON_EUTF8);
+	check("[1e999}", JSON_ERANGE);
+	/* Checked the same way by every entry point. */
+	ATF_CHECK(json_validate("{\"n\":1e999}", 12, &lim32, NULL) == -1);
+	ATF_CHECK(json_canonical("{\"n\":1e999}", 12, &lim32,
+	    (char [64]){ 0 }, 64, &(size_t){ 0 }, NULL) == -1);
+}
+
+/* The 309-digit integers on either side of DBL_MAX's rounding boundary. */
+#define HALF_PAST_DBL_MAX						\
+	"17976931348623158079372897140530341507993413271003782693617377"	\
+	"89804449682927647509466490179775872070963302864166928879109465"	\
+	"55547851940402630657488671505820681908902000708383676273854845"	\
+	"81771153176447573027006985557136695962284291481986083493647529"	\
+	"271907416844436551070434271155969950809304288017790417449779"
+
+ATF_TC_WITHOUT_HEAD(numbers_at_the_ends_of_double_range_accepted);
+ATF_TC_BODY(numbers_at_the_ends_of_double_range_accepted, tc)
+{
+	char	 doc[400];
+	double	 v;
+
+	accepts("1.7976931348623157e308");
+	accepts("-1.7976931348623157e308");
+	accepts("1.7976931348623158e308");	/* rounds down to DBL_MAX */
+	accepts("2.2250738585072014e-308");
+	accepts("5e-324");
+	accepts("-4.9406564584124654e-324");
+	accepts("[1e-400,-1e-400,0e999999]");
+	accepts("1" "00000000000000000000000000000000000000000000000000"
+	    "e-50");
+	/* 2^1024 - 2^970, half way to 2^1024, rounds to even: infinity. */
+	snprintf(doc, sizeof(doc), "%s2", HALF_PAST_DBL_MAX);
+	check(doc, JSON_ERANGE);
+	snprintf(doc, sizeof(doc), "%s1", HALF_PAST_DBL_MAX);
+	accepts(doc);
+	ATF_REQUIRE(json_number(doc, strlen(doc), 0, &v) == 0);
+	ATF_CHECK(v == DBL_MAX);
+}
+
+/* json_number(): the double a parser gets, the sticky digit included. */
+ATF_TC_WITHOUT_HEAD(numbers_read_as_the_nearest_double);
+ATF_TC_BODY(numbers_read_as_the_nearest_double, tc)
+{
+	char	*doc;
+	double	 v;
+	size_t	 n;
+
+	ATF_CHECK(json_number("1e-400", 6, 0, &v) == 0 && v == 0);
+	ATF_CHECK(json_number("-0", 2, 0, &v) == 0 && v == 0 && signbit(v));
+	ATF_CHECK(json_number("2.4703282292062328e-324", 23, 0, &v) == 0 &&
+	    v == 4.9406564584124654e-324);
+	ATF_CHECK(json_number("[ 12.5 ]", 8, 2, &v) == 0 && v == 12.5);
+	ATF_CHECK(json_number("12x", 3, 0, &v) == -1);
+	ATF_CHECK(json_number("\"1\"", 3, 0, &v) == -1);
+	ATF_CHECK(json_number("1e999", 5, 0, &v) == -1);
+	ATF_CHECK(json_number("1", 1, 1, &v) == -1);
+	/* 2^53 + 1 is half way between two doubles: ties to even. */
+	ATF_CHECK(json_number("9007199254740993", 16, 0, &v) == 0 &&
+	    v == 9007199254740992.0);
+
+	/*
+	 * Far past the digits kept, a nonzero digit still lifts a tie to the
+	 * double above, and a run of zeros does not.
+	 */
+	ATF_REQUIRE((doc = malloc(4096)) != NULL);
+	n = (size_t)snprintf(doc, 4096, "9007199254740993.");
+	memset(doc + n, '0', 3000);
+	doc[n + 3000] = '\0';
+	ATF_CHECK(json_number(doc, n + 3000, 0, &v) == 0 &&
+	    v == 9007199254740992.0);
+	doc[n + 3000] = '1';
+	ATF_CHECK(json_number(doc, n + 3001, 0, &v) == 0 &&
+	    v == 9007199254740994.0);
+	/* 0.{2000 zeros}1e2002 is 10, 4.{2000 nines} rounds to 5. */
+	n = (size_t)snprintf(doc, 4096, "0.");
+	memset(doc + n, '0', 2000);
+	n += 2000;
+	n += (size_t)snprintf(doc + n, 4096 - n, "1e2002");
+	ATF_CHECK(json_number(doc, n, 0, &v) == 0 && v == 10);
+	n = (size_t)snprintf(doc, 4096, "4.");
+	memset(doc + n, '9', 2000);
+	n += 2000;
+	ATF_CHECK(json_number(doc, n, 0, &v) == 0 && v == 5);
+	free(doc);
 }
 
 ATF_TC_WITHOUT_HEAD(canonical_sorts_a_full_object);
@@ -877,7 +1213,12 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, canonical_sorts_members_and_drops_whitespace);
 	ATF_TP_ADD_TC(tp, canonical_orders_names_by_utf8_bytes);
 	ATF_TP_ADD_TC(tp, canonical_escapes_strings_minimally);
-	ATF_TP_ADD_TC(tp, canonical_keeps_numbers_and_literals_as_written);
+	ATF_TP_ADD_TC(tp, canonical_keeps_literals_as_written);
+	ATF_TP_ADD_TC(tp, canonical_writes_numbers_as_shortest_round_trip);
+	ATF_TP_ADD_TC(tp, canonical_number_never_longer_than_any_spelling);
+	ATF_TP_ADD_TC(tp, numbers_beyond_double_range_refused);
+	ATF_TP_ADD_TC(tp, numbers_at_the_ends_of_double_range_accepted);
+	ATF_TP_ADD_TC(tp, numbers_read_as_the_nearest_double);
 	ATF_TP_ADD_TC(tp, canonical_sorts_a_full_object);
 	ATF_TP_ADD_TC(tp, canonical_refuses_invalid_input_and_small_output);
 	ATF_TP_ADD_TC(tp, canonical_handles_maximum_depth);

@@ -11,8 +11,9 @@
  * a line is never over the frame bound, the bytes taken never exceed the
  * budget, a violation is final; a frame accepted has a valid operation
  * name and canonical arguments that validate, are an object, are a fixed
- * point of the encoder and fit a reply; a frame refused leaves nothing.
- * The whole stream is also parsed as one line.
+ * point of the encoder and fit a reply; a frame refused leaves nothing,
+ * and one with a number that is no finite double is refused as a syntax
+ * error.  The whole stream is also parsed as one line.
  */
 
 #include <sys/types.h>
@@ -45,6 +46,11 @@ check_frame(const char *line, size_t len, size_t max_frame)
 	if (code < 0 || code >= FRAME_CODE_MAX || why == NULL ||
 	    strcmp(why, bridge_frame_string(code)) != 0)
 		abort();
+	lim.max_bytes = max_frame < AGENT_FRAME_BYTES ? max_frame :
+	    AGENT_FRAME_BYTES;
+	if (json_check(line, len, &lim) == JSON_ERANGE && code != FRAME_SYNTAX)
+		abort();
+	lim.max_bytes = AGENT_FRAME_BYTES;
 	if (code != FRAME_OK) {
 		if (req.br_operation[0] != '\0' || req.br_arglen != 0)
 			abort();

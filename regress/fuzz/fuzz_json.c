@@ -9,17 +9,28 @@
  *	validates under the same limits and is its own canonical form;
  *	json_value_end finds the end of the value;
  *	cJSON parses both the document and its canonical form to the same
- *	tree, and every object of the canonical form has its names in
- *	strictly increasing byte order.
+ *	tree, numbers equal as doubles (-0 is written 0), and every object
+ *	of the canonical form has its names in strictly increasing byte
+ *	order.
  * cJSON is looser than the validator (duplicate keys, any UTF-8), so it
  * may accept what is refused, but it must accept what is accepted, except
  * numbers over 63 characters, which it cannot parse.
+ *
+ * A document that is one number, of any length, is also read by strtod()
+ * in full: it is refused as out of range exactly when that gives an
+ * infinity; else json_number() reads the canonical form as the same
+ * double, and the form is the shortest-digits one of json.c: no '+', no
+ * 'E', no point in an exponent form, at most 17 significant digits, the
+ * last of them not 0, and 0 for every zero; an integer written plain is
+ * the double's exact value.
  */
 
 #include <sys/types.h>
 
 #include <cJSON.h>
+#include <float.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +42,7 @@
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static char	 out[FUZZ_BYTES + 1], again[FUZZ_BYTES + 1];
+static char	 text[FUZZ_BYTES + 1];
 
 /* A run of number characters cJSON's fixed buffer would cut short. */
 static int
@@ -59,8 +71,7 @@ same_tree(const cJSON *a, const cJSON *b)
 	if ((a->type & 0xff) != (b->type & 0xff))
 		return 0;
 	if (cJSON_IsNumber(a))
-		return memcmp(&a->valuedouble, &b->valuedouble,
-		    sizeof(double)) == 0;
+		return a->valuedouble == b->valuedouble;
 	if (cJSON_IsString(a))
 		return strcmp(a->valuestring, b->valuestring) == 0;
 	if (!cJSON_IsArray(a) && !cJSON_IsObject(a))
@@ -77,6 +88,78 @@ same_tree(const cJSON *a, const cJSON *b)
 			cb = cb->next;
 	}
 	return 1;
+}
+
+/*
+ * The canonical form of a number, see json.c: 0, or -?I (an integer, its
+ * exact value, up to 309 digits), -?I.F (F not ending in 0) or -?De-?X (D
+ * not ending in 0, X not starting with 0); at most 17 significant digits
+ * but in an integer.
+ */
+static int
+number_form_ok(const char *s, size_t n)
+{
+	size_t	 i = 0, sig = 0, int0, point = 0, x;
+
+	if (n == 1 && s[0] == '0')
+		return 1;
+	if (i < n && s[i] == '-')
+		i++;
+	int0 = i;
+	if (i == n || s[i] < '0' || s[i] > '9')
+		return 0;
+	if (s[i] == '0' && (i + 1 == n || s[i + 1] != '.'))
+		return 0;	/* a leading zero, or -0 */
+	for (; i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
+		if (s[i] == '.') {
+			if (point || i + 1 == n)
+				return 0;
+			point = i;
+		} else if (sig > 0 || s[i] != '0')
+			sig++;
+	}
+	if (point && s[i - 1] == '0')
+		return 0;
+	if (i == n)
+		return point ? sig <= DBL_DECIMAL_DIG : i - int0 <= 309;
+	if (s[i++] != 'e' || point || s[i - 2] == '0' ||
+	    sig > DBL_DECIMAL_DIG)
+		return 0;
+	if (i < n && s[i] == '-')
+		i++;
+	if (i == n || s[i] == '0')
+		return 0;
+	for (x = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	return i == n && i - x <= 3;
+}
+
+/* A document that is one number: the checks of the header. */
+static void
+check_number(const char *doc, size_t len, enum json_error e, size_t n)
+{
+	size_t	 start = json_skip_ws(doc, len, 0), end;
+	double	 full, canon;
+
+	end = json_value_end(doc, len, start);
+	if (e != JSON_OK && e != JSON_ERANGE)
+		return;
+	memcpy(text, doc + start, end - start);
+	text[end - start] = '\0';
+	full = strtod(text, NULL);
+	if ((e == JSON_ERANGE) != (full > DBL_MAX || full < -DBL_MAX))
+		abort();
+	if (e != JSON_OK)
+		return;
+	if (json_number(out, n, 0, &canon) != 0 || canon != full ||
+	    !number_form_ok(out, n))
+		abort();
+	/* An integer written plain is the double's exact value. */
+	if (canon != 0 && memchr(out, '.', n) == NULL &&
+	    memchr(out, 'e', n) == NULL &&
+	    (snprintf(text, sizeof(text), "%.0f", canon) != (int)n ||
+	    memcmp(text, out, n) != 0))
+		abort();
 }
 
 static int
@@ -120,6 +203,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = json_canonical(doc, len, &lim, out, sizeof(out), &n, &why);
 	if ((r == 0) != (e == JSON_OK))
 		abort();
+	if (json_type(doc, len, json_skip_ws(doc, len, 0)) == JSON_NUMBER)
+		check_number(doc, len, e, n);
 	if (e != JSON_OK)
 		return 0;
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "json.h"
 #include "policy.h"
 
 #define CONF_PATH	"policy.conf"
@@ -354,6 +355,11 @@ ATF_TC_BODY(label_predicate_at_each_label, tc)
 
 /* Argument predicates, one at a time. */
 
+/*
+ * Numbers compare as the double they read as, which is what a server
+ * reads: texts between two doubles are the nearer one.  10.000000000000002
+ * and 9.999999999999998 are the doubles next to 10.
+ */
 ATF_TC_WITHOUT_HEAD(number_equality_by_value);
 ATF_TC_BODY(number_equality_by_value, tc)
 {
@@ -364,9 +370,11 @@ ATF_TC_BODY(number_equality_by_value, tc)
 	PRED("arg \"n\" = 10", "{\"n\":100e-1}", MATCH);
 	PRED("arg \"n\" = 10", "{\"n\":0.00001e6}", MATCH);
 	PRED("arg \"n\" = 10", "{\"n\":10.000000000000000000000000001}",
-	    NOMATCH);
+	    MATCH);
 	PRED("arg \"n\" = 10", "{\"n\":9.999999999999999999999999999}",
-	    NOMATCH);
+	    MATCH);
+	PRED("arg \"n\" = 10", "{\"n\":10.000000000000002}", NOMATCH);
+	PRED("arg \"n\" = 10", "{\"n\":9.999999999999998}", NOMATCH);
 	PRED("arg \"n\" = 10", "{\"n\":11}", NOMATCH);
 	PRED("arg \"n\" = 10", "{\"n\":-10}", NOMATCH);
 	PRED("arg \"n\" = 10", "{\"n\":100}", NOMATCH);
@@ -376,15 +384,18 @@ ATF_TC_BODY(number_equality_by_value, tc)
 	PRED("arg \"n\" = 0", "{\"n\":0}", MATCH);
 	PRED("arg \"n\" = 0", "{\"n\":-0}", MATCH);
 	PRED("arg \"n\" = 0", "{\"n\":-0.000e-7}", MATCH);
-	PRED("arg \"n\" = 0", "{\"n\":1e-400}", NOMATCH);
+	PRED("arg \"n\" = 0", "{\"n\":1e-400}", MATCH);
+	PRED("arg \"n\" = 0", "{\"n\":5e-324}", NOMATCH);
 	PRED("arg \"n\" = 1", "{\"n\":1.0000000000000000000000000000000000}",
 	    MATCH);
 	PRED("arg \"n\" = 1",
 	    "{\"n\":1000000000000000000000000000000000e-33}", MATCH);
 	PRED("arg \"n\" = 1", "{\"n\":1.0000000000000000000000000000000001}",
-	    NOMATCH);
+	    MATCH);
+	PRED("arg \"n\" = 1", "{\"n\":1.0000000000000002}", NOMATCH);
 	PRED("arg \"n\" != 10", "{\"n\":10}", NOMATCH);
 	PRED("arg \"n\" != 10", "{\"n\":10.0}", NOMATCH);
+	PRED("arg \"n\" != 10", "{\"n\":10.000000000000000000001}", NOMATCH);
 	PRED("arg \"n\" != 10", "{\"n\":10.5}", MATCH);
 	PRED("arg \"n\" != 10", "{\"n\":-10}", MATCH);
 	/* A missing argument satisfies no comparison, not even !=. */
@@ -395,80 +406,108 @@ ATF_TC_WITHOUT_HEAD(number_ordering_at_boundaries);
 ATF_TC_BODY(number_ordering_at_boundaries, tc)
 {
 	PRED("arg \"n\" < 10", "{\"n\":9}", MATCH);
-	PRED("arg \"n\" < 10", "{\"n\":9.999999999999999999999999}", MATCH);
+	PRED("arg \"n\" < 10", "{\"n\":9.999999999999998}", MATCH);
+	PRED("arg \"n\" < 10", "{\"n\":9.999999999999999999999999}", NOMATCH);
 	PRED("arg \"n\" < 10", "{\"n\":10}", NOMATCH);
 	PRED("arg \"n\" < 10", "{\"n\":10.0}", NOMATCH);
 	PRED("arg \"n\" < 10", "{\"n\":0.1e2}", NOMATCH);
 	PRED("arg \"n\" < 10", "{\"n\":11}", NOMATCH);
 	PRED("arg \"n\" < 10", "{\"n\":-0}", MATCH);
-	PRED("arg \"n\" < 10", "{\"n\":-1e400}", MATCH);
-	PRED("arg \"n\" < 10", "{\"n\":1e400}", NOMATCH);
+	PRED("arg \"n\" < 10", "{\"n\":-1.7976931348623157e308}", MATCH);
+	PRED("arg \"n\" < 10", "{\"n\":1.7976931348623157e308}", NOMATCH);
 	PRED("arg \"n\" < 10", "{\"n\":99999999999999999999999999}", NOMATCH);
 	PRED("arg \"n\" < 10", "{}", NOMATCH);
 
 	PRED("arg \"n\" <= 10", "{\"n\":10}", MATCH);
 	PRED("arg \"n\" <= 10", "{\"n\":10e0}", MATCH);
-	PRED("arg \"n\" <= 10", "{\"n\":10.0000000000000000000001}", NOMATCH);
+	PRED("arg \"n\" <= 10", "{\"n\":10.0000000000000000000001}", MATCH);
+	PRED("arg \"n\" <= 10", "{\"n\":10.000000000000002}", NOMATCH);
 	PRED("arg \"n\" <= 10", "{\"n\":11}", NOMATCH);
 	PRED("arg \"n\" <= 10", "{}", NOMATCH);
 
 	PRED("arg \"n\" > 10", "{\"n\":10}", NOMATCH);
 	PRED("arg \"n\" > 10", "{\"n\":1E+1}", NOMATCH);
-	PRED("arg \"n\" > 10", "{\"n\":10.0000000000000000000001}", MATCH);
+	PRED("arg \"n\" > 10", "{\"n\":10.0000000000000000000001}", NOMATCH);
+	PRED("arg \"n\" > 10", "{\"n\":10.000000000000002}", MATCH);
 	PRED("arg \"n\" > 10", "{\"n\":11}", MATCH);
 	PRED("arg \"n\" > 10", "{}", NOMATCH);
 
 	PRED("arg \"n\" >= 10", "{\"n\":10}", MATCH);
-	PRED("arg \"n\" >= 10", "{\"n\":9.99999999999999999999}", NOMATCH);
-	PRED("arg \"n\" >= 10", "{\"n\":1e1000000000000000000000}", MATCH);
+	PRED("arg \"n\" >= 10", "{\"n\":9.99999999999999999999}", MATCH);
+	PRED("arg \"n\" >= 10", "{\"n\":9.999999999999998}", NOMATCH);
+	PRED("arg \"n\" >= 10", "{\"n\":1.7976931348623157e308}", MATCH);
 	PRED("arg \"n\" >= 10", "{}", NOMATCH);
 
 	PRED("arg \"n\" > 0", "{\"n\":0}", NOMATCH);
 	PRED("arg \"n\" > 0", "{\"n\":-0}", NOMATCH);
 	PRED("arg \"n\" > 0", "{\"n\":0.0e5}", NOMATCH);
-	PRED("arg \"n\" > 0", "{\"n\":1e-999999999999999999999}", MATCH);
+	PRED("arg \"n\" > 0", "{\"n\":5e-324}", MATCH);
+	PRED("arg \"n\" > 0", "{\"n\":1e-999999999999999999999}", NOMATCH);
 	PRED("arg \"n\" > 0", "{\"n\":-1e-400}", NOMATCH);
+	PRED("arg \"n\" < 0", "{\"n\":-5e-324}", MATCH);
+	PRED("arg \"n\" < 0", "{\"n\":-1e-400}", NOMATCH);
 
 	PRED("arg \"n\" >= -5", "{\"n\":-5}", MATCH);
-	PRED("arg \"n\" >= -5", "{\"n\":-5.0000000000000000001}", NOMATCH);
+	PRED("arg \"n\" >= -5", "{\"n\":-5.0000000000000000001}", MATCH);
+	PRED("arg \"n\" >= -5", "{\"n\":-5.000000000000001}", NOMATCH);
 	PRED("arg \"n\" >= -5", "{\"n\":-4.9999999999999999999}", MATCH);
 	PRED("arg \"n\" < -5", "{\"n\":-50e-1}", NOMATCH);
 	PRED("arg \"n\" < -5", "{\"n\":-6}", MATCH);
 }
 
-/* Where a double, and even a long double, would round. */
-ATF_TC_WITHOUT_HEAD(number_comparison_is_exact_at_int64_limits);
-ATF_TC_BODY(number_comparison_is_exact_at_int64_limits, tc)
+/*
+ * The double compared with a 64-bit integer, neither rounded: near 2^63
+ * doubles are 1024 apart, so 9223372036854775807 reads as 2^63, above
+ * the rule's integer, as a server reads it.
+ */
+ATF_TC_WITHOUT_HEAD(number_compared_as_its_double_at_int64_limits);
+ATF_TC_BODY(number_compared_as_its_double_at_int64_limits, tc)
 {
 	PRED("arg \"n\" <= 9223372036854775807",
+	    "{\"n\":9223372036854775807}", NOMATCH);
+	PRED("arg \"n\" > 9223372036854775807",
 	    "{\"n\":9223372036854775807}", MATCH);
 	PRED("arg \"n\" <= 9223372036854775807",
-	    "{\"n\":9223372036854775808}", NOMATCH);
+	    "{\"n\":9223372036854774784}", MATCH);
 	PRED("arg \"n\" <= 9223372036854775807",
-	    "{\"n\":9223372036854775807.5}", NOMATCH);
+	    "{\"n\":9223372036854775296}", NOMATCH);
 	PRED("arg \"n\" <= 9223372036854775807",
-	    "{\"n\":9223372036854775806.99999999999}", MATCH);
-	PRED("arg \"n\" <= 9223372036854775807",
-	    "{\"n\":92233720368547758070e-1}", MATCH);
+	    "{\"n\":9223372036854775295}", MATCH);
 	PRED("arg \"n\" = 9223372036854775807",
-	    "{\"n\":9.223372036854775807e18}", MATCH);
-	PRED("arg \"n\" = 9223372036854775807",
-	    "{\"n\":9223372036854775807.0000001}", NOMATCH);
+	    "{\"n\":9.223372036854775807e18}", NOMATCH);
 	PRED("arg \"n\" = 9223372036854775807",
 	    "{\"n\":9223372036854775806}", NOMATCH);
 	PRED("arg \"n\" >= -9223372036854775807",
-	    "{\"n\":-9223372036854775807}", MATCH);
+	    "{\"n\":-9223372036854775807}", NOMATCH);
 	PRED("arg \"n\" >= -9223372036854775807",
-	    "{\"n\":-9223372036854775808}", NOMATCH);
+	    "{\"n\":-9223372036854774784}", MATCH);
+	PRED("arg \"n\" < -9223372036854775807",
+	    "{\"n\":-9223372036854775808}", MATCH);
+	/* 2^53 + 1 is no double: nothing equals it. */
 	PRED("arg \"n\" < 9007199254740993",
 	    "{\"n\":9007199254740992}", MATCH);
+	PRED("arg \"n\" < 9007199254740993",
+	    "{\"n\":9007199254740993}", MATCH);
 	PRED("arg \"n\" = 9007199254740993",
-	    "{\"n\":9007199254740992}", NOMATCH);
+	    "{\"n\":9007199254740993}", NOMATCH);
+	PRED("arg \"n\" = 9007199254740992",
+	    "{\"n\":9007199254740993}", MATCH);
+	/*
+	 * 2^60 in the canonical exponent form: the decimal it writes is 24
+	 * above 2^60, the double it reads as is 2^60.
+	 */
+	PRED("arg \"n\" = 1152921504606846976",
+	    "{\"n\":1152921504606847e3}", MATCH);
+	PRED("arg \"n\" != 1152921504606846976",
+	    "{\"n\":1152921504606847e3}", NOMATCH);
+	PRED("arg \"n\" = 1152921504606847000",
+	    "{\"n\":1152921504606847e3}", NOMATCH);
 }
 
 /*
- * Long runs of zeros with an exponent that undoes them: the exponent is
- * read in full, not cut short at some digit count.
+ * Long runs of digits: the exponent is read in full, not cut short at
+ * some digit count, and digits far past any double's precision still
+ * decide a tie between two doubles.
  */
 static void
 long_number(int line, const char *pred, const char *lead, char fill,
@@ -492,14 +531,78 @@ ATF_TC_BODY(number_with_long_digit_runs, tc)
 	long_number(__LINE__, "arg \"n\" > 10", "0.", '0', "1e2002",
 	    NOMATCH);
 	long_number(__LINE__, "arg \"n\" < 10", "0.", '0', "1e2001", MATCH);
-	/* 1{2000 zeros}e-2000 is 1, 1{2000 zeros}1e-2001 a bit above. */
+	/* 1{2000 zeros}e-2000 is 1, and so reads 1{2000 zeros}1e-2001. */
 	long_number(__LINE__, "arg \"n\" = 1", "1", '0', "e-2000", MATCH);
-	long_number(__LINE__, "arg \"n\" = 1", "1", '0', "1e-2001", NOMATCH);
-	long_number(__LINE__, "arg \"n\" > 1", "1", '0', "1e-2001", MATCH);
-	/* 4.{2000 nines} is below 5, 4.{2000 nines}e0 too. */
-	long_number(__LINE__, "arg \"n\" < 5", "4.", '9', "", MATCH);
-	long_number(__LINE__, "arg \"n\" >= 5", "4.", '9', "e0", NOMATCH);
+	long_number(__LINE__, "arg \"n\" = 1", "1", '0', "1e-2001", MATCH);
+	long_number(__LINE__, "arg \"n\" > 1", "1", '0', "1e-2001", NOMATCH);
+	/* 4.{2000 nines} reads as 5. */
+	long_number(__LINE__, "arg \"n\" < 5", "4.", '9', "", NOMATCH);
+	long_number(__LINE__, "arg \"n\" >= 5", "4.", '9', "e0", MATCH);
 	long_number(__LINE__, "arg \"n\" < -4", "-4.", '9', "", MATCH);
+	/* 2^53 + 1 ties to 2^53, unless a 1 follows 2000 zeros later. */
+	long_number(__LINE__, "arg \"n\" = 9007199254740992",
+	    "9007199254740993.", '0', "", MATCH);
+	long_number(__LINE__, "arg \"n\" = 9007199254740994",
+	    "9007199254740993.", '0', "1", MATCH);
+}
+
+/* A number that is no finite double: the arguments are not a document. */
+ATF_TC_WITHOUT_HEAD(number_out_of_range_is_internal_error);
+ATF_TC_BODY(number_out_of_range_is_internal_error, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = setup(&s, "pass operation \"read\"\n");
+	DENY(c, &s, "read", "{\"n\":1e999}", GW_R_INTERNAL, 0);
+	DENY(c, &s, "read", "{\"n\":[-1e400]}", GW_R_INTERNAL, 0);
+	ALLOW(c, &s, "read", "{\"n\":1.7976931348623157e308}", 1);
+	free_config(c);
+}
+
+/*
+ * The bridge forwards the canonical form of the arguments, and the server
+ * reads its numbers as doubles: a rule "arg n < 100" against
+ * 99.999999999999999999 decides what the server will see, 100, not below
+ * 100; on the frame's text and on the canonical text alike.
+ */
+ATF_TC_WITHOUT_HEAD(rule_decides_the_number_the_server_reads);
+ATF_TC_BODY(rule_decides_the_number_the_server_reads, tc)
+{
+	static const char *const docs[] = {
+		"{\"n\":99.999999999999999999}", "{\"n\":99.99999999999999}",
+		"{\"n\":100}", "{\"n\":1e2}", "{\"n\":-0}", "{\"n\":1e-400}",
+		"{\"n\":100.00000000000001}", "{\"n\":9007199254740993}",
+		"{\"n\":4.9999999999999999999e1}", "{\"n\":0.99999999999999999e2}",
+	};
+	struct json_limits	 lim = { 4096, 4 };
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct gw_decision	 raw, can;
+	char			 canon[4096];
+	size_t			 i, n, off;
+	double			 server;
+
+	c = setup(&s, "pass operation \"read\" arg \"n\" < 100\n");
+	DENY(c, &s, "read", "{\"n\":99.999999999999999999}",
+	    GW_R_DEFAULT_BLOCK, 0);
+	ALLOW(c, &s, "read", "{\"n\":99.99999999999999}", 1);
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		ATF_REQUIRE(json_canonical(docs[i], strlen(docs[i]), &lim,
+		    canon, sizeof(canon), &n, NULL) == 0);
+		decide(c, &s, "read", docs[i], &raw);
+		gw_decide(c, &s, "read", canon, n, &can);
+		ATF_CHECK_MSG(memcmp(&raw, &can, sizeof(raw)) == 0,
+		    "%s and its canonical %s decided apart", docs[i], canon);
+		/* A double parser reading the forwarded text. */
+		off = strlen("{\"n\":");
+		ATF_REQUIRE(strncmp(canon, "{\"n\":", off) == 0);
+		server = strtod(canon + off, NULL);
+		ATF_CHECK_MSG(can.allowed == (server < 100),
+		    "%s: allowed %d, the server reads %.17g", canon,
+		    can.allowed, server);
+	}
+	free_config(c);
 }
 
 ATF_TC_WITHOUT_HEAD(string_equality_exact);
@@ -1082,8 +1185,10 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, label_predicate_at_each_label);
 	ATF_TP_ADD_TC(tp, number_equality_by_value);
 	ATF_TP_ADD_TC(tp, number_ordering_at_boundaries);
-	ATF_TP_ADD_TC(tp, number_comparison_is_exact_at_int64_limits);
+	ATF_TP_ADD_TC(tp, number_compared_as_its_double_at_int64_limits);
 	ATF_TP_ADD_TC(tp, number_with_long_digit_runs);
+	ATF_TP_ADD_TC(tp, number_out_of_range_is_internal_error);
+	ATF_TP_ADD_TC(tp, rule_decides_the_number_the_server_reads);
 	ATF_TP_ADD_TC(tp, string_equality_exact);
 	ATF_TP_ADD_TC(tp, in_list_compares_values_of_the_same_type);
 	ATF_TP_ADD_TC(tp, present_and_absent_any_value);

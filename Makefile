@@ -85,6 +85,8 @@ FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
 -include mk/evidence.mk
 # The official MCP servers from npm (regress/upstream, bench/upstream).
 -include mk/npm.mk
+# The bound matrix's fixture server.
+-include mk/bounds.mk
 
 all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
 

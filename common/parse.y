@@ -171,6 +171,7 @@ static int	 user_by_name(const char *, struct conf_user *);
 static int	 group_by_name(const char *, gid_t *);
 static int	 argbuf_add(const char *);
 static int	 argbuf_take(struct conf_argv *);
+static int	 ctr_cmd_ok(void);
 static int	 namebuf_add(const char *);
 static int	 value_add(int, long long, const char *);
 static void	 container_defaults(struct conf_container *);
@@ -469,6 +470,7 @@ agentopt	: IMAGE STRING {
 		}
 		| COMMAND command {
 			if (once(O_COMMAND, "command") == -1 ||
+			    ctr_cmd_ok() == -1 ||
 			    argbuf_take(&conf->c_agent.ctr.cmd) == -1)
 				YYABORT;
 		}
@@ -480,20 +482,20 @@ agentopt	: IMAGE STRING {
 		}
 		| MEMORY size {
 			if (once(O_MEMORY, "memory") == -1 ||
-			    inrange("memory", $2, 4LL << 20, 64LL << 30,
+			    inrange("memory", $2, 6LL << 20, 64LL << 30,
 			    U_SIZE) == -1)
 				YYABORT;
 			conf->c_agent.ctr.memory_bytes = $2;
 		}
 		| PIDS count {
 			if (once(O_PIDS, "pids") == -1 ||
-			    inrange("pids", $2, 1, 4096, U_COUNT) == -1)
+			    inrange("pids", $2, 2, 4096, U_COUNT) == -1)
 				YYABORT;
 			conf->c_agent.ctr.pids = $2;
 		}
 		| NOFILE count {
 			if (once(O_NOFILE, "nofile") == -1 ||
-			    inrange("nofile", $2, 8, 4096, U_COUNT) == -1)
+			    inrange("nofile", $2, 16, 4096, U_COUNT) == -1)
 				YYABORT;
 			conf->c_agent.nofile = $2;
 		}
@@ -548,14 +550,15 @@ watchdog	: WATCHDOG {
 		} '{' wdopts '}' {
 			struct conf_watchdog	*wd = &conf->c_wd;
 
-			if (wd->ack_ms <= wd->pulse_ms) {
-				yyerror("watchdog: ack must be longer than "
-				    "pulse");
+			/* A margin of one pulse: a timer's jitter is not late. */
+			if (wd->ack_ms < 2 * wd->pulse_ms) {
+				yyerror("watchdog: ack must be at least twice "
+				    "the pulse");
 				YYABORT;
 			}
-			if (wd->lease_ms <= wd->pulse_ms) {
-				yyerror("watchdog: lease must be longer than "
-				    "pulse");
+			if (wd->lease_ms < 2 * wd->pulse_ms) {
+				yyerror("watchdog: lease must be at least twice "
+				    "the pulse");
 				YYABORT;
 			}
 		}
@@ -789,6 +792,7 @@ toolopt		: MCP SERVER STRING TOOL STRING {
 
 sandboxopt	: COMMAND command {
 			if (once(O_COMMAND, "command") == -1 ||
+			    ctr_cmd_ok() == -1 ||
 			    argbuf_take(&curtool->ctr.cmd) == -1)
 				YYABORT;
 			sandbox_only("command");
@@ -802,7 +806,7 @@ sandboxopt	: COMMAND command {
 		}
 		| MEMORY size {
 			if (once(O_MEMORY, "memory") == -1 ||
-			    inrange("memory", $2, 4LL << 20, 64LL << 30,
+			    inrange("memory", $2, 6LL << 20, 64LL << 30,
 			    U_SIZE) == -1)
 				YYABORT;
 			curtool->ctr.memory_bytes = $2;
@@ -810,7 +814,7 @@ sandboxopt	: COMMAND command {
 		}
 		| PIDS count {
 			if (once(O_PIDS, "pids") == -1 ||
-			    inrange("pids", $2, 1, 4096, U_COUNT) == -1)
+			    inrange("pids", $2, 2, 4096, U_COUNT) == -1)
 				YYABORT;
 			curtool->ctr.pids = $2;
 			sandbox_only("pids");
@@ -1876,6 +1880,29 @@ argbuf_add(const char *s)
 		return -1;
 	}
 	argbuf[nargbuf++] = (char *)s;
+	return 0;
+}
+
+/*
+ * A container's command travels to dockerd-client in fixed fields: at
+ * most SESSION_ARGV_MAX strings shorter than SESSION_ARG_BYTES.
+ */
+static int
+ctr_cmd_ok(void)
+{
+	size_t	 i;
+
+	if (nargbuf > SESSION_ARGV_MAX) {
+		yyerror("command: more than %d arguments in a container",
+		    SESSION_ARGV_MAX);
+		return -1;
+	}
+	for (i = 0; i < nargbuf; i++)
+		if (strlen(argbuf[i]) >= SESSION_ARG_BYTES) {
+			yyerror("command: argument longer than %d bytes in a "
+			    "container", SESSION_ARG_BYTES - 1);
+			return -1;
+		}
 	return 0;
 }
 

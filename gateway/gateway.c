@@ -190,8 +190,10 @@ static const char *gw_mcp_reason(enum mcp_error);
  * measured with strace -ff over whole sessions with the recorder and
  * the hostile servers: the MCP client waits in poll (baseline) and
  * reads the monotonic clock, which the vDSO serves unless the clock
- * source has none.  Opening files and sockets fails softly; anything
- * else kills.
+ * source has none.  Its buffers, sized from the servers' response bounds
+ * and the agent's frame, come from the brk heap like every allocation
+ * (sandbox_heap_init()): no mmap.  Opening files and sockets fails
+ * softly; anything else kills.
  */
 static const struct sandbox_rule gw_sandbox[] = {
 	SB_ALLOW(clock_gettime),

@@ -305,7 +305,15 @@ mcp_list_tools(struct mcp_client *c)
 	}
 	c->listings++;
 
-	qsort(c->scratch, c->nscratch, sizeof(*c->scratch), mcp_tool_cmp);
+	/*
+	 * heapsort(3), not qsort: glibc's qsort asks the kernel for the size
+	 * of physical memory (sysinfo) once a list no longer sorts on the
+	 * stack, from 58 tools on; the gateway's filter has no reason to
+	 * allow that.
+	 */
+	if (heapsort(c->scratch, c->nscratch, sizeof(*c->scratch),
+	    mcp_tool_cmp) == -1)
+		return mcp_fail(c, MCP_E_SYSTEM);
 	mcp_list_hash(c->scratch, c->nscratch, hash);
 	if (c->pinned)
 		return mcp_repin(c, hash);

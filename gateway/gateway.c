@@ -169,8 +169,8 @@ static void	gw_audit_ack(struct imsg *);
 static void	gw_audit_late(int, short, void *);
 static void	gw_audit_fail(void);
 static int	gw_mcp_exchange(const struct gw_decision *,
-		    const char *, const char *, size_t, size_t *, int *,
-		    long long *);
+		    const char *, const char *, size_t, char *, size_t,
+		    size_t *, int *, long long *);
 static void	gw_mcp_failed(int);
 static void	gw_relist_audit(struct gw_upstream *,
 		    const struct gw_decision *, enum mcp_error);
@@ -896,12 +896,14 @@ gw_audit_fail(void)
  * not the tool reported an error: something of the tool came back), the
  * result (its digest, never its bytes) and a rise of the label.  tag is
  * the start's reason and the result's when it is good.  The result is in
- * gw.result[0..*rlen); *us is the call's own time.  Returns MCP_OK, or
- * the error with GW_MCP_DEAD added when the client is dead.
+ * buf[0..*rlen), buf having cap bytes; *us is the call's own time.
+ * Returns MCP_OK, or the error with GW_MCP_DEAD added when the client is
+ * dead.
  */
 static int
 gw_mcp_exchange(const struct gw_decision *d, const char *tag,
-    const char *args, size_t arglen, size_t *rlen, int *iserr, long long *us)
+    const char *args, size_t arglen, char *buf, size_t cap, size_t *rlen,
+    int *iserr, long long *us)
 {
 	struct gw_upstream	*up;
 	struct sha256_ctx	 ctx;
@@ -915,12 +917,12 @@ gw_mcp_exchange(const struct gw_decision *d, const char *tag,
 		fatalx("tool %s: no upstream", d->tool->name);
 	gw_audit(AUDIT_K_CALL_START, AUDIT_D_NONE, d, tag, before, before,
 	    NULL, NULL);
-	*rlen = gw.resultsz;
+	*rlen = cap;
 	*iserr = 0;
 	if (clock_gettime(CLOCK_MONOTONIC, &t0) == -1)
 		fatal("clock_gettime");
-	e = mcp_call(&up->u_mc, d->tool->remote, args, arglen, gw.result,
-	    rlen, iserr);
+	e = mcp_call(&up->u_mc, d->tool->remote, args, arglen, buf, rlen,
+	    iserr);
 	if (clock_gettime(CLOCK_MONOTONIC, &t1) == -1)
 		fatal("clock_gettime");
 	*us = (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
@@ -930,7 +932,7 @@ gw_mcp_exchange(const struct gw_decision *d, const char *tag,
 		(void)gw_result_label(&gw.s, d->tool);
 	if (e == MCP_OK) {
 		sha256_init(&ctx);
-		sha256_update(&ctx, gw.result, *rlen);
+		sha256_update(&ctx, buf, *rlen);
 		sha256_final(&ctx, digest);
 	}
 	gw_audit(AUDIT_K_CALL_RESULT, AUDIT_D_NONE, d, e != MCP_OK ?
@@ -1022,8 +1024,8 @@ gw_call(const struct gw_decision *d, const char *args, size_t arglen)
 	int		 iserr;
 	int		 e;
 
-	if ((e = gw_mcp_exchange(d, "", args, arglen, &rlen, &iserr,
-	    &us)) != MCP_OK) {
+	if ((e = gw_mcp_exchange(d, "", args, arglen, gw.result, gw.resultsz,
+	    &rlen, &iserr, &us)) != MCP_OK) {
 		gw_mcp_failed(e);
 		return;
 	}
@@ -1150,19 +1152,24 @@ gw_sandbox_input(const struct gw_decision *d, size_t *inlen)
 	long long		 us;
 	int			 iserr, e;
 
+	/*
+	 * The input goes to the run, never into a reply line: read into
+	 * sbin, whose SANDBOX_INPUT_BYTES is the most input may be, so every
+	 * input bound can be reached whatever the agent's frame.
+	 */
 	din.tool = d->tool->input_tool;
-	if ((e = gw_mcp_exchange(&din, "input", "{}", 2, &rlen, &iserr,
-	    &us)) != MCP_OK) {
+	e = gw_mcp_exchange(&din, "input", "{}", 2, gw.sbin,
+	    SANDBOX_INPUT_BYTES, &rlen, &iserr, &us);
+	/* Over SANDBOX_INPUT_BYTES: read in full, not kept, too large. */
+	if (e != MCP_OK && e != MCP_E_TOO_LARGE) {
 		gw_mcp_failed(e);
 		return (-1);
 	}
-	if (!iserr && rlen <= d->tool->input_bytes) {
-		memcpy(gw.sbin, gw.result, rlen);
-		explicit_bzero(gw.result, rlen);
+	if (e == MCP_OK && !iserr && rlen <= d->tool->input_bytes) {
 		*inlen = rlen;
 		return (0);
 	}
-	explicit_bzero(gw.result, rlen);
+	explicit_bzero(gw.sbin, SANDBOX_INPUT_BYTES);
 	log_warnx("request %llu: operation %s: input tool %s: %s",
 	    (unsigned long long)gw.res.gr_calls, d->op->name, din.tool->name,
 	    iserr ? "tool error" : "input too large");

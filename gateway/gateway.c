@@ -38,6 +38,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/time.h>
 
 #include <errno.h>
 #include <event.h>
@@ -466,8 +467,10 @@ gw_payload(struct imsg *imsg)
 {
 	struct sha256_ctx	 ctx;
 	struct json_limits	 lim;
+	struct timespec		 end, add;
 	const char		*why;
-	size_t			 len = imsg_get_len(imsg);
+	size_t			 len = imsg_get_len(imsg), i;
+	unsigned int		 ms;
 
 	if (gw.labelled || len == 0 || len > AGENT_FRAME_BYTES)
 		fatalx("channel parent: bad payload message");
@@ -478,6 +481,15 @@ gw_payload(struct imsg *imsg)
 	sha256_init(&ctx);
 	sha256_update(&ctx, imsg->data, len);
 	sha256_final(&ctx, gw.payload_digest);
+	/* The session's end as the bridge keeps it, at the latest. */
+	if (clock_gettime(CLOCK_MONOTONIC, &end) == -1)
+		fatal("clock_gettime");
+	ms = gw.conf->c_agent.ctr.timeout_ms + HOST_DEADLINE_SLACK_MS;
+	add.tv_sec = ms / 1000;
+	add.tv_nsec = (long)(ms % 1000) * 1000000;
+	timespecadd(&end, &add, &end);
+	for (i = 0; i < gw.nup; i++)
+		mcp_set_end(&gw.up[i].u_mc, &end);
 	if (gw_payload_label(&gw.s, gw.conf->c_agent.payload_label) == -1)
 		log_warnx("payload label out of range: session label raised "
 		    "to the highest");

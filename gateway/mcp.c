@@ -21,6 +21,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/time.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -534,6 +535,17 @@ mcp_close(struct mcp_client *c)
 	c->fatal = MCP_E_CLOSED;
 }
 
+/*
+ * No operation's deadline passes end (CLOCK_MONOTONIC), the end of the
+ * session, whatever the server's timeout: a call is not waited for after
+ * the session it belongs to.
+ */
+void
+mcp_set_end(struct mcp_client *c, const struct timespec *end)
+{
+	c->end = *end;
+}
+
 /* The pinned hash of the tool list, NULL before the first list. */
 const uint8_t *
 mcp_tools_hash(const struct mcp_client *c)
@@ -585,6 +597,9 @@ mcp_begin(struct mcp_client *c)
 		c->deadline.tv_sec++;
 		c->deadline.tv_nsec -= 1000000000;
 	}
+	if ((c->end.tv_sec != 0 || c->end.tv_nsec != 0) &&
+	    timespeccmp(&c->end, &c->deadline, <))
+		c->deadline = c->end;
 	c->interleaved = 0;
 	return MCP_OK;
 }

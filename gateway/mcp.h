@@ -123,6 +123,7 @@ struct mcp_client {
 	const char	*version;	/* the server's answer, one of ours */
 
 	struct timespec	 deadline;	/* of the current operation */
+	struct timespec	 end;		/* no deadline after it, if set */
 	unsigned int	 interleaved;	/* in the current operation */
 	int		 list_changed;	/* since the last listing began */
 
@@ -173,6 +174,7 @@ enum mcp_error	 mcp_list_tools(struct mcp_client *);
 enum mcp_error	 mcp_call(struct mcp_client *, const char *, const char *,
 		    size_t, char *, size_t *, int *);
 void		 mcp_close(struct mcp_client *);
+void		 mcp_set_end(struct mcp_client *, const struct timespec *);
 
 const uint8_t	*mcp_tools_hash(const struct mcp_client *);
 int		 mcp_tool_state(const struct mcp_client *, const char *);

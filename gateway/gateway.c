@@ -154,6 +154,7 @@ static void	gw_upstreams_start(int, short, void *);
 static void	gw_session(struct imsg *);
 static void	gw_payload(struct imsg *);
 static void	gw_end(void);
+static void	gw_session_end(void);
 static void	gw_report(void);
 static void	gw_request(struct imsg *);
 static void	gw_act(void);
@@ -467,10 +468,8 @@ gw_payload(struct imsg *imsg)
 {
 	struct sha256_ctx	 ctx;
 	struct json_limits	 lim;
-	struct timespec		 end, add;
 	const char		*why;
-	size_t			 len = imsg_get_len(imsg), i;
-	unsigned int		 ms;
+	size_t			 len = imsg_get_len(imsg);
 
 	if (gw.labelled || len == 0 || len > AGENT_FRAME_BYTES)
 		fatalx("channel parent: bad payload message");
@@ -481,15 +480,6 @@ gw_payload(struct imsg *imsg)
 	sha256_init(&ctx);
 	sha256_update(&ctx, imsg->data, len);
 	sha256_final(&ctx, gw.payload_digest);
-	/* The session's end as the bridge keeps it, at the latest. */
-	if (clock_gettime(CLOCK_MONOTONIC, &end) == -1)
-		fatal("clock_gettime");
-	ms = gw.conf->c_agent.ctr.timeout_ms + HOST_DEADLINE_SLACK_MS;
-	add.tv_sec = ms / 1000;
-	add.tv_nsec = (long)(ms % 1000) * 1000000;
-	timespecadd(&end, &add, &end);
-	for (i = 0; i < gw.nup; i++)
-		mcp_set_end(&gw.up[i].u_mc, &end);
 	if (gw_payload_label(&gw.s, gw.conf->c_agent.payload_label) == -1)
 		log_warnx("payload label out of range: session label raised "
 		    "to the highest");
@@ -507,6 +497,30 @@ gw_session(struct imsg *imsg)
 	    memchr(gw.session, '\0', sizeof(gw.session)) == NULL ||
 	    gw.session[0] == '\0')
 		fatalx("channel parent: bad session message");
+}
+
+/*
+ * The first request comes after the bridge started the session's clock
+ * (the agent's timeout and its second from the attach stream), so from
+ * it no MCP operation needs a deadline later than that again: a call is
+ * never waited for long after its session (mcp_set_end()).  Discovery,
+ * before, keeps each server's own timeout.
+ */
+static void
+gw_session_end(void)
+{
+	struct timespec	 end, add;
+	unsigned int	 ms;
+	size_t		 i;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &end) == -1)
+		fatal("clock_gettime");
+	ms = gw.conf->c_agent.ctr.timeout_ms + HOST_DEADLINE_SLACK_MS;
+	add.tv_sec = ms / 1000;
+	add.tv_nsec = (long)(ms % 1000) * 1000000;
+	timespecadd(&end, &add, &end);
+	for (i = 0; i < gw.nup; i++)
+		mcp_set_end(&gw.up[i].u_mc, &end);
 }
 
 /*
@@ -584,7 +598,8 @@ gw_request(struct imsg *imsg)
 		return;
 	}
 
-	gw.res.gr_calls++;
+	if (gw.res.gr_calls++ == 0)
+		gw_session_end();
 	gw_decide(gw.conf, &gw.s, rq.gq_operation, args, rq.gq_arglen,
 	    &p->p_d);
 	sha256_init(&ctx);

@@ -62,6 +62,7 @@ struct dkr_session {
 	struct dkr_client	 client;
 	char			 id[DKR_CONTAINER_ID_BYTES];	/* "" none */
 	int			 go;		/* IMSG_CTL_START seen */
+	struct event		 ev_go;		/* ... within the deadline */
 	int			 fd;		/* attach stream until passed */
 	struct bridge_stream	*head;		/* and its first bytes */
 	struct dkr_result	 res;
@@ -125,6 +126,7 @@ static int	dkr_reap_one(const char *);
 static void	dkr_reap_dead(struct imsg *);
 static void	dkr_session_prepare(void);
 static void	dkr_session_start(void);
+static void	dkr_go_late(int, short, void *);
 static int	dkr_daemon_check(void);
 static int	dkr_image_check(void);
 static int	dkr_container_create(void);
@@ -194,6 +196,7 @@ dkr_main(const struct ctl_init *ci)
 		fatalx("%s", dkr.client.err);
 	priv_drop(PROC_DOCKER, ci);
 	proc_listen(dkr_handlers, nitems(dkr_handlers));
+	evtimer_set(&dkr.ev_go, dkr_go_late, NULL);
 	proc_chan_fdpass(PROC_BRIDGE);
 	proc_chan_fdpass(PROC_GATEWAY);
 	if (atexit(dkr_atexit) != 0)
@@ -212,8 +215,12 @@ dkr_dispatch_parent(struct imsg *imsg)
 	case IMSG_CTL_START:
 		log_debug("started");
 		dkr.go = 1;
-		if (dkr.phase == DKR_ATTACHED)
+		if (dkr.phase == DKR_ATTACHED) {
+			if (evtimer_pending(&dkr.ev_go, NULL) &&
+			    evtimer_del(&dkr.ev_go) == -1)
+				fatalx("evtimer_del failed");
 			dkr_session_start();
+		}
 		break;
 	case IMSG_CTL_STOPPING:
 		proc_stopping();
@@ -459,7 +466,8 @@ dkr_reap_dead(struct imsg *imsg)
 static void
 dkr_session_prepare(void)
 {
-	uint8_t	 profile[SHA256_DIGEST_BYTES];
+	struct timeval	 tv;
+	uint8_t		 profile[SHA256_DIGEST_BYTES];
 
 	if (dkr_daemon_check() == -1 || dkr_image_check() == -1 ||
 	    dkr_container_create() == -1 ||
@@ -470,8 +478,31 @@ dkr_session_prepare(void)
 	if (dkr_stream_attach() == -1)
 		return;
 	dkr.phase = DKR_ATTACHED;
-	if (dkr.go)
+	if (dkr.go) {
 		dkr_session_start();
+		return;
+	}
+	/*
+	 * A created container has no deadline of its own until it runs: it
+	 * is not left waiting on a parent that never says go (a stopped
+	 * one, say) longer than the deadline it would have had running.
+	 */
+	tv.tv_sec = dkr.req.sd_deadline_ms / 1000;
+	tv.tv_usec = (dkr.req.sd_deadline_ms % 1000) * 1000;
+	if (evtimer_add(&dkr.ev_go, &tv) == -1)
+		fatalx("evtimer_add failed");
+}
+
+/* The parent did not start the session within the deadline. */
+static void
+dkr_go_late(int fd, short event, void *arg)
+{
+	(void)fd;
+	(void)event;
+	(void)arg;
+	if (dkr.phase == DKR_ATTACHED && !dkr.go)
+		dkr_fail(OUTCOME_TIME_LIMIT, "container not started within "
+		    "its deadline");
 }
 
 /*

@@ -237,6 +237,8 @@ struct session_docker {
 	int		 sd_noadmit;	/* test build: refusal logged, ignored */
 	uint32_t	 sd_stop_tries;		/* kills before giving up */
 	int64_t		 sd_stop_timeout_ms;	/* wait after each */
+	int64_t		 sd_start_wait_ms;	/* the parent's go, at the
+						   latest: ready, upstreams */
 };
 
 /* IMSG_SESSION_BRIDGE: the budgets the bridge enforces. */

@@ -38,6 +38,8 @@
 /* Bounds on the watchdog's numbers as the parent passes them. */
 #define DKR_STOP_TRIES_MAX	10
 #define DKR_STOP_TIMEOUT_MAX_MS	300000
+/* Above the parent's longest wait: 16 servers, two 1m handshakes each. */
+#define DKR_START_WAIT_MAX_MS	(40 * 60 * 1000)
 #define DKR_SOCKET_DEFAULT	"/docker.sock"
 #define DKR_REAP_TRIES		10	/* removal checks of one leftover */
 #define DKR_REAP_WAIT_MS	100	/* between them */
@@ -357,6 +359,9 @@ dkr_session_begin(struct imsg *imsg)
 	    sd->sd_stop_timeout_ms < 1 ||
 	    sd->sd_stop_timeout_ms > DKR_STOP_TIMEOUT_MAX_MS))
 		fatalx("channel parent: bad stop parameters");
+	if (!sd->sd_reap_only && (sd->sd_start_wait_ms < 1000 ||
+	    sd->sd_start_wait_ms > DKR_START_WAIT_MAX_MS))
+		fatalx("channel parent: bad start wait");
 	dkr.client.timeout_ms = sd->sd_call_timeout_ms;
 	memset(&dkr.res, 0, sizeof(dkr.res));
 	dkr.res.dr_exit = -1;
@@ -485,15 +490,16 @@ dkr_session_prepare(void)
 	/*
 	 * A created container has no deadline of its own until it runs: it
 	 * is not left waiting on a parent that never says go (a stopped
-	 * one, say) longer than the deadline it would have had running.
+	 * one, say) longer than the parent itself would wait for its
+	 * children and the servers' handshakes.
 	 */
-	tv.tv_sec = dkr.req.sd_deadline_ms / 1000;
-	tv.tv_usec = (dkr.req.sd_deadline_ms % 1000) * 1000;
+	tv.tv_sec = dkr.req.sd_start_wait_ms / 1000;
+	tv.tv_usec = (dkr.req.sd_start_wait_ms % 1000) * 1000;
 	if (evtimer_add(&dkr.ev_go, &tv) == -1)
 		fatalx("evtimer_add failed");
 }
 
-/* The parent did not start the session within the deadline. */
+/* The parent did not start the session when it would have at the latest. */
 static void
 dkr_go_late(int fd, short event, void *arg)
 {
@@ -501,8 +507,7 @@ dkr_go_late(int fd, short event, void *arg)
 	(void)event;
 	(void)arg;
 	if (dkr.phase == DKR_ATTACHED && !dkr.go)
-		dkr_fail(OUTCOME_TIME_LIMIT, "container not started within "
-		    "its deadline");
+		dkr_fail(OUTCOME_TIME_LIMIT, "container not started in time");
 }
 
 /*

@@ -1298,6 +1298,9 @@ parent_session_prepare(const struct cmcp_conf *conf)
 			parent_sess.gw_wait_ms = 1000 + AUDIT_ACK_WAIT_MS +
 			    srv->timeout_ms;
 	}
+	/* After that the parent has started the session or refused it. */
+	sd->sd_start_wait_ms = CHILD_READY_TIMEOUT_MS +
+	    parent_sess.up_wait_ms + HOST_DEADLINE_SLACK_MS;
 	parent_sandbox_prepare(conf);
 }
 

@@ -17,7 +17,7 @@ FUZZ_SECONDS?=	20
 
 CC?=		cc
 YACC=		byacc
-PKGS=		libbsd-overlay libevent libseccomp
+PKGS=		libbsd-overlay libmd libevent libseccomp
 PKG_CFLAGS!=	pkg-config --cflags $(PKGS) 2>/dev/null
 PKG_LIBS!=	pkg-config --libs $(PKGS) 2>/dev/null
 

@@ -1,7 +1,8 @@
 /*
- * SHA-256 (FIPS 180-4).  Small and dependency-free, so that the static
- * fixtures can link it too.  Used for payload digests and for pinning MCP
- * tool definitions; never for secrets that need constant-time handling.
+ * SHA-256, from libmd (<sha2.h>), behind the small interface the suite
+ * and its fixtures use.  The static fixtures link libmd's archive.  Used
+ * for payload digests and for pinning MCP tool definitions; never for
+ * secrets that need constant-time handling.
  */
 
 #ifndef CMCP_SHA256_H
@@ -9,16 +10,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sha2.h>
 
-#define SHA256_DIGEST_BYTES	32
-#define SHA256_BLOCK_BYTES	64
-#define SHA256_HEX_BYTES	(2 * SHA256_DIGEST_BYTES + 1)	/* with NUL */
+#define SHA256_DIGEST_BYTES	SHA256_DIGEST_LENGTH
+#define SHA256_HEX_BYTES	SHA256_DIGEST_STRING_LENGTH	/* with NUL */
 
 struct sha256_ctx {
-	uint32_t	 state[8];
-	uint64_t	 bytes;		/* message length so far */
-	size_t		 used;		/* bytes waiting in block */
-	uint8_t		 block[SHA256_BLOCK_BYTES];
+	SHA2_CTX	 md;
 };
 
 void	 sha256_init(struct sha256_ctx *);

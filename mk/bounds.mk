@@ -17,7 +17,7 @@ bounds-fixtures: $(BOUNDS_FIXTURES)
 regress/fixtures/mcp-bounds: regress/fixtures/mcp-bounds.c \
     $(MCP_PEER_SRCS) $(MCP_PEER_HDRS)
 	$(CC) $(MCP_STATIC_CFLAGS) -o $@ regress/fixtures/mcp-bounds.c \
-	    $(MCP_PEER_SRCS)
+	    $(MCP_PEER_SRCS) $(MCP_PEER_LIBS)
 
 bounds-clean:
 	rm -f $(BOUNDS_FIXTURES)

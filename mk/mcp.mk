@@ -16,8 +16,10 @@ MCP_FUZZERS=	regress/fuzz/fuzz_mcp
 
 MCP_PEER_SRCS=	regress/fixtures/mcp-peer.c common/sha256.c
 MCP_PEER_HDRS=	regress/fixtures/mcp-peer.h common/sha256.h
+# SHA-256 is libmd's; a static link takes its archive (libmd.a).
+MCP_PEER_LIBS=	-lmd
 
-# The fixtures are static: no library but libc, so no libbsd.
+# The fixtures are static: no library but libc and libmd, so no libbsd.
 MCP_STATIC_CFLAGS= -O2 $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 \
 		-fstack-protector-strong -static-pie -fPIE -Icommon \
 		-Iregress/fixtures
@@ -38,17 +40,17 @@ mcp-units: $(MCP_UNIT_TESTS) $(MCP_FIXTURES) $(MCP_FUZZERS)
 regress/fixtures/mcp-recorder: regress/fixtures/mcp-recorder.c \
     $(MCP_PEER_SRCS) $(MCP_PEER_HDRS)
 	$(CC) $(MCP_STATIC_CFLAGS) -o $@ regress/fixtures/mcp-recorder.c \
-	    $(MCP_PEER_SRCS)
+	    $(MCP_PEER_SRCS) $(MCP_PEER_LIBS)
 
 regress/fixtures/mcp-hostile: regress/fixtures/mcp-hostile.c \
     $(MCP_PEER_SRCS) $(MCP_PEER_HDRS)
 	$(CC) $(MCP_STATIC_CFLAGS) -o $@ regress/fixtures/mcp-hostile.c \
-	    $(MCP_PEER_SRCS)
+	    $(MCP_PEER_SRCS) $(MCP_PEER_LIBS)
 
 regress/fixtures/mcp-relist: regress/fixtures/mcp-relist.c \
     $(MCP_PEER_SRCS) $(MCP_PEER_HDRS)
 	$(CC) $(MCP_STATIC_CFLAGS) -o $@ regress/fixtures/mcp-relist.c \
-	    $(MCP_PEER_SRCS)
+	    $(MCP_PEER_SRCS) $(MCP_PEER_LIBS)
 
 regress/common/sha256_test: regress/common/sha256_test.c common/sha256.c \
     common/sha256.h

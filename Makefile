@@ -102,12 +102,12 @@ common/parse.c: common/parse.y
 obj/common/parse.o obj-test/common/parse.o: CFLAGS+= -Wno-unused-but-set-variable
 
 obj/%.o: %.c common/cmcp.h common/imsg.h common/config.h common/log.h \
-    common/proc.h common/sandbox.h
+    common/mstime.h common/proc.h common/sandbox.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 obj-test/%.o: %.c common/cmcp.h common/imsg.h common/config.h \
-    common/log.h common/proc.h common/sandbox.h
+    common/log.h common/mstime.h common/proc.h common/sandbox.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DCMCP_TEST $(CFLAGS) -c -o $@ $<
 

@@ -37,6 +37,7 @@
 
 #include "auditdb.h"
 #include "log.h"
+#include "mstime.h"
 #include "sha256.h"
 
 #define AUDIT_APPLICATION_ID	1668113264	/* 0x636d6370, "cmcp" */
@@ -784,7 +785,7 @@ audit_now_ms(int64_t *ms)
 		log_warnx("audit: clock before 1970");
 		return (-1);
 	}
-	*ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	*ms = timespec_to_ms(&ts);
 	return (0);
 }
 

@@ -31,6 +31,7 @@
 
 #include "frame.h"
 #include "log.h"
+#include "mstime.h"
 #include "proc.h"
 #include "sandbox.h"
 
@@ -311,8 +312,7 @@ bridge_stream_open(void)
 
 	bs.head = NULL;
 	evtimer_set(&bs.ev_deadline, bridge_deadline, NULL);
-	tv.tv_sec = bs.sb.sb_deadline_ms / 1000;
-	tv.tv_usec = (bs.sb.sb_deadline_ms % 1000) * 1000;
+	ms_to_timeval(bs.sb.sb_deadline_ms, &tv);
 	if (evtimer_add(&bs.ev_deadline, &tv) == -1)
 		fatalx("evtimer_add failed");
 
@@ -733,16 +733,16 @@ bridge_write(int fd, short event, void *arg)
 static void
 bridge_elapsed(void)
 {
-	struct timespec	 now;
+	struct timespec	 now, d;
 
-	if (bs.t_line.tv_sec == 0 && bs.t_line.tv_nsec == 0)
+	if (!timespecisset(&bs.t_line))
 		return;
 	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
 		fatal("clock_gettime");
+	timespecsub(&now, &bs.t_line, &d);
 	log_debug("request %u: %lld us from its line to its reply", bs.calls,
-	    (long long)(now.tv_sec - bs.t_line.tv_sec) * 1000000 +
-	    (now.tv_nsec - bs.t_line.tv_nsec) / 1000);
-	bs.t_line.tv_sec = bs.t_line.tv_nsec = 0;
+	    (long long)timespec_to_us(&d));
+	timespecclear(&bs.t_line);
 }
 
 /*
@@ -805,8 +805,7 @@ bridge_wd_start(void)
 
 	event_set(&bs.ev_pulse, -1, EV_PERSIST, bridge_wd_pulse, NULL);
 	evtimer_set(&bs.ev_ack, bridge_wd_ack_expired, NULL);
-	tv.tv_sec = bs.sb.sb_pulse_ms / 1000;
-	tv.tv_usec = (bs.sb.sb_pulse_ms % 1000) * 1000;
+	ms_to_timeval(bs.sb.sb_pulse_ms, &tv);
 	if (event_add(&bs.ev_pulse, &tv) == -1)
 		fatalx("event_add failed");
 	bridge_wd_pulse(-1, EV_TIMEOUT, NULL);
@@ -864,19 +863,18 @@ static void
 bridge_wd_ack_wait(void)
 {
 	const struct timespec	*t = &bridge_pulse_sent[bs.ack_next];
-	struct timespec		 now;
+	struct timespec		 ack, due, now, left;
 	struct timeval		 tv;
-	int64_t			 left_us;
 
 	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
 		fatal("clock_gettime");
-	left_us = bs.sb.sb_ack_ms * 1000 -
-	    ((int64_t)(now.tv_sec - t->tv_sec) * 1000000 +
-	    (now.tv_nsec - t->tv_nsec) / 1000);
-	if (left_us < 0)
-		left_us = 0;
-	tv.tv_sec = left_us / 1000000;
-	tv.tv_usec = left_us % 1000000;
+	ms_to_timespec(bs.sb.sb_ack_ms, &ack);
+	timespecadd(t, &ack, &due);
+	if (timespeccmp(&now, &due, <))
+		timespecsub(&due, &now, &left);
+	else
+		timespecclear(&left);
+	TIMESPEC_TO_TIMEVAL(&tv, &left);
 	if (evtimer_add(&bs.ev_ack, &tv) == -1)
 		fatalx("evtimer_add failed");
 }

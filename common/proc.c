@@ -26,6 +26,7 @@
 #endif
 
 #include "log.h"
+#include "mstime.h"
 #include "proc.h"
 #include "sandbox.h"
 
@@ -364,7 +365,7 @@ proc_recv_sync(enum cmcp_proc peer, struct imsg *imsg, int64_t timeout_ms)
 		fatalx("channel %s: not open", proc_title(peer));
 	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
 		fatal("clock_gettime");
-	end = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + timeout_ms;
+	end = timespec_to_ms(&now) + timeout_ms;
 	for (;;) {
 		if ((n = imsgbuf_get(ibuf, imsg)) == -1)
 			fatal("channel %s: bad message", proc_title(peer));
@@ -372,8 +373,7 @@ proc_recv_sync(enum cmcp_proc peer, struct imsg *imsg, int64_t timeout_ms)
 			return (0);
 		if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
 			fatal("clock_gettime");
-		left = end - ((int64_t)now.tv_sec * 1000 +
-		    now.tv_nsec / 1000000);
+		left = end - timespec_to_ms(&now);
 		if (left <= 0)
 			return (-1);
 		pfd.fd = ibuf->fd;

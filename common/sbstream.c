@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mstime.h"
 #include "sbstream.h"
 
 #define SB_FRAME_HEAD		8	/* type, 0 0 0, 32-bit size */
@@ -219,7 +220,7 @@ sb_now_ms(void)
 
 	/* CLOCK_MONOTONIC cannot fail with a valid pointer. */
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	return (timespec_to_ms(&ts));
 }
 
 const char *

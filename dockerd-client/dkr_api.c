@@ -26,6 +26,7 @@
 #include <curl/curl.h>
 
 #include "dkr.h"
+#include "mstime.h"
 
 #define URL_BYTES		512
 #define CONNECT_TIMEOUT_MS	5000L
@@ -76,7 +77,7 @@ now_ms(void)
 
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
 		return -1;
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return timespec_to_ms(&ts);
 }
 
 int

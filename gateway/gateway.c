@@ -54,6 +54,7 @@
 #include "json.h"
 #include "log.h"
 #include "mcp.h"
+#include "mstime.h"
 #include "policy.h"
 #include "proc.h"
 #include "sandbox.h"
@@ -516,8 +517,7 @@ gw_session_end(void)
 	if (clock_gettime(CLOCK_MONOTONIC, &end) == -1)
 		fatal("clock_gettime");
 	ms = gw.conf->c_agent.ctr.timeout_ms + HOST_DEADLINE_SLACK_MS;
-	add.tv_sec = ms / 1000;
-	add.tv_nsec = (long)(ms % 1000) * 1000000;
+	ms_to_timespec(ms, &add);
 	timespecadd(&end, &add, &end);
 	for (i = 0; i < gw.nup; i++)
 		mcp_set_end(&gw.up[i].u_mc, &end);
@@ -834,8 +834,7 @@ gw_audit(enum audit_kind kind, enum audit_decision ad,
 	    sizeof(ar));
 	proc_flush(PROC_AUDITOR);
 	if (gw.audit_pending++ == 0) {
-		tv.tv_sec = AUDIT_ACK_WAIT_MS / 1000;
-		tv.tv_usec = (AUDIT_ACK_WAIT_MS % 1000) * 1000;
+		ms_to_timeval(AUDIT_ACK_WAIT_MS, &tv);
 		if (evtimer_add(&gw.ev_ack, &tv) == -1)
 			fatalx("evtimer_add failed");
 	}
@@ -861,8 +860,7 @@ gw_audit_ack(struct imsg *imsg)
 	if (evtimer_del(&gw.ev_ack) == -1)
 		fatalx("evtimer_del failed");
 	if (--gw.audit_pending > 0) {
-		tv.tv_sec = AUDIT_ACK_WAIT_MS / 1000;
-		tv.tv_usec = (AUDIT_ACK_WAIT_MS % 1000) * 1000;
+		ms_to_timeval(AUDIT_ACK_WAIT_MS, &tv);
 		if (evtimer_add(&gw.ev_ack, &tv) == -1)
 			fatalx("evtimer_add failed");
 	}
@@ -871,9 +869,8 @@ gw_audit_ack(struct imsg *imsg)
 	if (gw.pend.p_active && id == gw.pend.p_id) {
 		if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
 			fatal("clock_gettime");
-		gw.pend.p_wait_us =
-		    (long long)(now.tv_sec - gw.pend.p_sent.tv_sec) * 1000000 +
-		    (now.tv_nsec - gw.pend.p_sent.tv_nsec) / 1000;
+		timespecsub(&now, &gw.pend.p_sent, &now);
+		gw.pend.p_wait_us = timespec_to_us(&now);
 		gw_act();
 	}
 	if (gw.report_wait && gw.audit_pending == 0)
@@ -952,8 +949,8 @@ gw_mcp_exchange(const struct gw_decision *d, const char *tag,
 	    iserr);
 	if (clock_gettime(CLOCK_MONOTONIC, &t1) == -1)
 		fatal("clock_gettime");
-	*us = (long long)(t1.tv_sec - t0.tv_sec) * 1000000 +
-	    (t1.tv_nsec - t0.tv_nsec) / 1000;
+	timespecsub(&t1, &t0, &t1);
+	*us = timespec_to_us(&t1);
 	gw_relist_audit(up, d, e);
 	if (e == MCP_OK || up->u_mc.state != MCP_ST_DEAD)
 		(void)gw_result_label(&gw.s, d->tool);

@@ -37,6 +37,7 @@
 
 #include "json.h"
 #include "mcp.h"
+#include "mstime.h"
 #include "sha256.h"
 
 #define MCP_CLIENT_NAME		"cmcp-privsep"
@@ -589,15 +590,13 @@ mcp_fail(struct mcp_client *c, enum mcp_error e)
 static enum mcp_error
 mcp_begin(struct mcp_client *c)
 {
+	struct timespec	 add;
+
 	if (clock_gettime(CLOCK_MONOTONIC, &c->deadline) == -1)
 		return MCP_E_SYSTEM;
-	c->deadline.tv_sec += c->lim.timeout_ms / 1000;
-	c->deadline.tv_nsec += (long)(c->lim.timeout_ms % 1000) * 1000000;
-	if (c->deadline.tv_nsec >= 1000000000) {
-		c->deadline.tv_sec++;
-		c->deadline.tv_nsec -= 1000000000;
-	}
-	if ((c->end.tv_sec != 0 || c->end.tv_nsec != 0) &&
+	ms_to_timespec(c->lim.timeout_ms, &add);
+	timespecadd(&c->deadline, &add, &c->deadline);
+	if (timespecisset(&c->end) &&
 	    timespeccmp(&c->end, &c->deadline, <))
 		c->deadline = c->end;
 	c->interleaved = 0;

@@ -45,6 +45,7 @@
 #include "config.h"
 #include "control.h"
 #include "log.h"
+#include "mstime.h"
 #include "proc.h"
 
 _Static_assert(CONF_OPERATIONS_MAX <= GW_POLICY_OPS_MAX,
@@ -193,8 +194,7 @@ control_accept(int fd, short event, void *arg)
 {
 	static const char	 refused[] =
 	    "{\"ok\":false,\"error\":\"not_authorized\"}\n";
-	struct timeval		 tv = { CONTROL_TIMEOUT_MS / 1000,
-	    (CONTROL_TIMEOUT_MS % 1000) * 1000 };
+	struct timeval		 tv;
 	struct control_conn	*c;
 	uid_t			 uid;
 	int			 s;
@@ -230,6 +230,7 @@ control_accept(int fd, short event, void *arg)
 	evtimer_set(&c->ev_timeout, control_timeout, c);
 	TAILQ_INSERT_TAIL(&control.conns, c, entry);
 	control.nconns++;
+	ms_to_timeval(CONTROL_TIMEOUT_MS, &tv);
 	if (event_add(&c->ev, NULL) == -1 ||
 	    evtimer_add(&c->ev_timeout, &tv) == -1)
 		fatalx("event_add failed");

@@ -50,6 +50,7 @@
 
 #include "log.h"
 #include "mcpserver.h"
+#include "mstime.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD		3	/* waitid(2) by pidfd, Linux 5.4 */
@@ -609,24 +610,23 @@ static int
 mcps_wait(int fd, int ms)
 {
 	struct pollfd	 pfd;
-	struct timespec	 now, end;
+	struct timespec	 now, end, d;
 	long long	 left;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &end) == -1)
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
 		return (-1);
-	end.tv_sec += ms / 1000;
-	end.tv_nsec += (ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
+	ms_to_timespec(ms, &d);
+	timespecadd(&now, &d, &end);
 	for (;;) {
 		if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
 			return (-1);
 		/* Rounded up: never return before the full ms. */
-		left = (long long)(end.tv_sec - now.tv_sec) * 1000000000LL +
-		    (end.tv_nsec - now.tv_nsec);
-		left = left <= 0 ? 0 : (left + 999999) / 1000000;
+		left = 0;
+		if (timespeccmp(&now, &end, <)) {
+			timespecsub(&end, &now, &d);
+			left = (long long)d.tv_sec * 1000 +
+			    (d.tv_nsec + 999999) / 1000000;
+		}
 		pfd.fd = fd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
@@ -759,8 +759,7 @@ mcps_sleep(int ms)
 {
 	struct timespec	 ts;
 
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
+	ms_to_timespec(ms, &ts);
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
 }

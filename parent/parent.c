@@ -32,6 +32,7 @@
 #include "json.h"
 #include "log.h"
 #include "mcpserver.h"
+#include "mstime.h"
 #include "proc.h"
 #include "sandbox.h"
 
@@ -606,8 +607,7 @@ parent_run(const char *conffile, int debug, int verbose)
 #endif
 	sandbox_apply_coarse(parent_sandbox, nitems(parent_sandbox));
 
-	tv.tv_sec = CHILD_READY_TIMEOUT_MS / 1000;
-	tv.tv_usec = (CHILD_READY_TIMEOUT_MS % 1000) * 1000;
+	ms_to_timeval(CHILD_READY_TIMEOUT_MS, &tv);
 	if (evtimer_add(&parent_ev_ready, &tv) == -1)
 		fatalx("evtimer_add failed");
 
@@ -1055,8 +1055,7 @@ parent_teardown(void)
 	}
 	parent_state = PARENT_TEARDOWN;
 	/* dockerd-client removes the container on SIGTERM: give it time. */
-	tv.tv_sec = DKR_CLEANUP_GRACE_MS / 1000;
-	tv.tv_usec = (DKR_CLEANUP_GRACE_MS % 1000) * 1000;
+	ms_to_timeval(DKR_CLEANUP_GRACE_MS, &tv);
 	if (evtimer_add(&parent_ev_dkrgrace, &tv) == -1)
 		fatalx("evtimer_add failed");
 	if (evtimer_del(&parent_ev_ready) == -1)
@@ -1081,8 +1080,7 @@ parent_grace(int all)
 	if (evtimer_del(&parent_ev_grace) == -1)
 		fatalx("evtimer_del failed");
 	evtimer_set(&parent_ev_grace, parent_grace_expired, &grace_all);
-	tv.tv_sec = SHUTDOWN_GRACE_MS / 1000;
-	tv.tv_usec = (SHUTDOWN_GRACE_MS % 1000) * 1000;
+	ms_to_timeval(SHUTDOWN_GRACE_MS, &tv);
 	if (evtimer_add(&parent_ev_grace, &tv) == -1)
 		fatalx("evtimer_add failed");
 }
@@ -1390,8 +1388,7 @@ parent_session_begin(void)
 		proc_compose(PROC_GATEWAY, IMSG_SESSION_PAYLOAD, parent_payload,
 		    parent_payloadlen);
 		explicit_bzero(parent_payload, parent_payloadlen);
-		tv.tv_sec = parent_sess.up_wait_ms / 1000;
-		tv.tv_usec = (parent_sess.up_wait_ms % 1000) * 1000;
+		ms_to_timeval(parent_sess.up_wait_ms, &tv);
 		if (evtimer_add(&parent_sess.ev_upwait, &tv) == -1)
 			fatalx("evtimer_add failed");
 	}
@@ -1412,8 +1409,7 @@ parent_session_stop(void)
 	    parent_sess.sd.sd_session);
 	parent_sess.signalled = 1;
 	proc_compose(PROC_DOCKER, IMSG_SESSION_STOP, NULL, 0);
-	tv.tv_sec = DKR_CLEANUP_GRACE_MS / 1000;
-	tv.tv_usec = (DKR_CLEANUP_GRACE_MS % 1000) * 1000;
+	ms_to_timeval(DKR_CLEANUP_GRACE_MS, &tv);
 	if (evtimer_add(&parent_sess.ev_wait, &tv) == -1)
 		fatalx("evtimer_add failed");
 }
@@ -1432,8 +1428,7 @@ parent_session_check(void)
 		return;
 	if (parent_sess.docker.dr_streamed && !parent_sess.have_bridge &&
 	    !parent_sess.signalled) {
-		tv.tv_sec = PARENT_BRIDGE_WAIT_MS / 1000;
-		tv.tv_usec = (PARENT_BRIDGE_WAIT_MS % 1000) * 1000;
+		ms_to_timeval(PARENT_BRIDGE_WAIT_MS, &tv);
 		if (evtimer_add(&parent_sess.ev_wait, &tv) == -1)
 			fatalx("evtimer_add failed");
 		return;
@@ -1515,8 +1510,7 @@ parent_session_end(void)
 	/* The summary carries the chain's tip: the session_end record's. */
 	if (parent_audit(AUDIT_K_SESSION_END,
 	    parent_outcomes[ss->ss_outcome].name, PARENT_AUDIT_END) == 0) {
-		tv.tv_sec = AUDIT_ACK_WAIT_MS / 1000;
-		tv.tv_usec = (AUDIT_ACK_WAIT_MS % 1000) * 1000;
+		ms_to_timeval(AUDIT_ACK_WAIT_MS, &tv);
 		if (evtimer_add(&parent_sess.ev_audit, &tv) == -1)
 			fatalx("evtimer_add failed");
 		parent_sess.audit_wait = 1;
@@ -1956,8 +1950,7 @@ parent_session_finish(void)
 	    proc_chan_isopen(PROC_GATEWAY)) {
 		parent_sess.gw_end_sent = 1;
 		proc_compose(PROC_GATEWAY, IMSG_GW_END, NULL, 0);
-		tv.tv_sec = parent_sess.gw_wait_ms / 1000;
-		tv.tv_usec = (parent_sess.gw_wait_ms % 1000) * 1000;
+		ms_to_timeval(parent_sess.gw_wait_ms, &tv);
 		if (evtimer_add(&parent_sess.ev_gwwait, &tv) == -1)
 			fatalx("evtimer_add failed");
 		return;

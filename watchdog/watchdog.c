@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mstime.h"
 #include "proc.h"
 #include "sandbox.h"
 
@@ -181,8 +182,7 @@ wd_lease_renew(void)
 {
 	struct timeval	 tv;
 
-	tv.tv_sec = wd.sw.sw_lease_ms / 1000;
-	tv.tv_usec = (wd.sw.sw_lease_ms % 1000) * 1000;
+	ms_to_timeval(wd.sw.sw_lease_ms, &tv);
 	if (evtimer_add(&wd.ev_lease, &tv) == -1)
 		fatalx("evtimer_add failed");
 }

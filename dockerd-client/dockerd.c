@@ -27,6 +27,7 @@
 
 #include "auditrec.h"
 #include "log.h"
+#include "mstime.h"
 #include "proc.h"
 #include "sandbox.h"
 #include "sha256.h"
@@ -493,8 +494,7 @@ dkr_session_prepare(void)
 	 * one, say) longer than the parent itself would wait for its
 	 * children and the servers' handshakes.
 	 */
-	tv.tv_sec = dkr.req.sd_start_wait_ms / 1000;
-	tv.tv_usec = (dkr.req.sd_start_wait_ms % 1000) * 1000;
+	ms_to_timeval(dkr.req.sd_start_wait_ms, &tv);
 	if (evtimer_add(&dkr.ev_go, &tv) == -1)
 		fatalx("evtimer_add failed");
 }

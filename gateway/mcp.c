@@ -71,6 +71,7 @@ static int		 mcp_bufline(struct mcp_client *, const char **,
 			    size_t *);
 static enum mcp_error	 mcp_readline(struct mcp_client *, const char **,
 			    size_t *);
+static enum mcp_error	 mcp_fill(struct mcp_client *, size_t *);
 static enum mcp_error	 mcp_message(struct mcp_client *, const char *,
 			    size_t, size_t *);
 static enum mcp_error	 mcp_drain(struct mcp_client *);
@@ -689,7 +690,7 @@ static enum mcp_error
 mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 {
 	struct pollfd	 pfd;
-	ssize_t		 n;
+	size_t		 got;
 	int		 ms;
 	enum mcp_error	 e;
 
@@ -714,17 +715,31 @@ mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 		}
 		if (pfd.revents & POLLNVAL)
 			return MCP_E_SYSTEM;
-		n = read(c->rfd, c->rbuf + c->rlen,
-		    c->lim.response_bytes + 1 - c->rlen);
-		if (n == -1) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return MCP_E_SYSTEM;
-		}
-		if (n == 0)
-			return MCP_E_CLOSED;
-		c->rlen += n;
+		if ((e = mcp_fill(c, &got)) != MCP_OK)
+			return e;
 	}
+}
+
+/*
+ * One read of what the server wrote, into rbuf after what it holds:
+ * MCP_OK with the count in *got, 0 when nothing was there yet.
+ */
+static enum mcp_error
+mcp_fill(struct mcp_client *c, size_t *got)
+{
+	ssize_t	 n;
+
+	*got = 0;
+	n = read(c->rfd, c->rbuf + c->rlen,
+	    c->lim.response_bytes + 1 - c->rlen);
+	if (n == -1)
+		return errno == EAGAIN || errno == EINTR ? MCP_OK :
+		    MCP_E_SYSTEM;
+	if (n == 0)
+		return MCP_E_CLOSED;
+	c->rlen += n;
+	*got = n;
+	return MCP_OK;
 }
 
 /*
@@ -906,8 +921,7 @@ static enum mcp_error
 mcp_drain(struct mcp_client *c)
 {
 	const char	*b;
-	size_t		 len, root;
-	ssize_t		 n;
+	size_t		 len, root, got;
 	enum mcp_error	 e;
 
 	for (;;) {
@@ -922,18 +936,8 @@ mcp_drain(struct mcp_client *c)
 		}
 		if (c->rlen > c->lim.response_bytes)
 			return MCP_E_TOO_LARGE;
-		n = read(c->rfd, c->rbuf + c->rlen,
-		    c->lim.response_bytes + 1 - c->rlen);
-		if (n == -1) {
-			if (errno == EAGAIN)
-				return MCP_OK;
-			if (errno == EINTR)
-				continue;
-			return MCP_E_SYSTEM;
-		}
-		if (n == 0)
-			return MCP_E_CLOSED;
-		c->rlen += n;
+		if ((e = mcp_fill(c, &got)) != MCP_OK || got == 0)
+			return e;
 	}
 }
 

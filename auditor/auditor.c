@@ -289,6 +289,7 @@ audit_commit(void)
 		memset(&aa, 0, sizeof(aa));
 		aa.aa_seq = audit_queue[i].ar_seq;
 		memcpy(aa.aa_hash, audit_queue[i].ar_hash, sizeof(aa.aa_hash));
+		aa.aa_synced = 1;	/* every commit is synced */
 		proc_compose_id(as->as_peer, IMSG_AUDIT_ACK, as->as_id, &aa,
 		    sizeof(aa));
 	}

@@ -207,6 +207,29 @@ audit_kind_name(enum audit_kind kind)
 	return (audit_kinds[kind]);
 }
 
+/*
+ * The records that authorize an act: the sender acts only once such a
+ * record is on stable storage, so the auditor syncs the commit that holds
+ * one (and the session's end, which closes the chain).  The others
+ * describe what already happened; they are committed without a sync of
+ * their own and become durable with the next synced commit.
+ */
+static const int audit_authorizing[AUDIT_K_MAX] = {
+	[AUDIT_K_SESSION_START] =	1,	/* the session runs */
+	[AUDIT_K_SESSION_END] =		1,	/* the chain's last word */
+	[AUDIT_K_ADMISSION] =		1,	/* a container, a tool set */
+	[AUDIT_K_DECISION] =		1,	/* a call goes upstream */
+	[AUDIT_K_POLICY_REVISION] =	1,	/* a rule set is installed */
+};
+
+int
+audit_kind_authorizes(enum audit_kind kind)
+{
+	if (kind <= 0 || kind >= AUDIT_K_MAX)
+		return (0);
+	return (audit_authorizing[kind]);
+}
+
 const char *
 audit_decision_name(enum audit_decision decision)
 {

@@ -102,6 +102,7 @@ int		 audit_record_check(const struct audit_record *);
 void		 audit_record_hash(const struct audit_record *, uint8_t *);
 
 const char	*audit_kind_name(enum audit_kind);
+int		 audit_kind_authorizes(enum audit_kind);
 const char	*audit_decision_name(enum audit_decision);
 int		 audit_tip_parse(const char *, struct audit_tip *);
 void		 audit_tip_format(const struct audit_tip *, char *, size_t);

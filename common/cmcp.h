@@ -379,13 +379,18 @@ struct gw_status {
 };
 
 /*
- * IMSG_AUDIT_ACK: the record with the sender's peerid is on stable
- * storage as record seq, whose hash is now the chain's tip.
+ * IMSG_AUDIT_ACK: the record with the sender's peerid is committed as
+ * record seq, whose hash is now the chain's tip.  aa_synced is 1 when the
+ * commit that holds it reached stable storage (always so for a record
+ * whose kind authorizes an act, audit_kind_authorizes()), 0 when it is
+ * durable only with the next synced commit.
  */
 #define AUDIT_ACK_HASH_BYTES	32
 struct audit_ack {
 	uint64_t	 aa_seq;
 	uint8_t		 aa_hash[AUDIT_ACK_HASH_BYTES];
+	uint32_t	 aa_synced;
+	uint32_t	 aa_pad;
 };
 
 /* Auditor: records it commits in one transaction, and its sender's wait. */

@@ -1,11 +1,21 @@
 # cmcp-privsep -- GNU make, Debian 12.
 #
-#   make            the suite (cmcp-privsep) and the test-only build
+#   make            the suite (cmcp-privsep), its test build
+#                   (cmcp-privsep-test), cmcp-init, the tests and fixtures
 #   make check      install packages if missing, build, run regress/ under kyua
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make sanitize   unit tests under ASan+UBSan
 #   make fuzz       libFuzzer harnesses, each run for FUZZ_SECONDS
+#   make bench      every benchmark under bench/, one table
+#   make demo       the store scenario (scripts/demo)
+#   make evidence   the confinement evidence artifact (scripts/evidence, root)
 #   make lint       mandoc -Tlint on the man pages
+#
+# The suite's sources are listed here, a directory per process; mk/ builds
+# the tests, fixtures and benchmarks.  Every program is linked from
+# objects (the sanitizer builds, remade on each run, aside), and every
+# object records the headers it read (-MMD -MP) in a .d file beside it:
+# no header list is kept by hand.
 
 .DEFAULT_GOAL:=	all
 
@@ -20,6 +30,14 @@ YACC=		byacc
 PKGS=		libbsd-overlay libmd libevent libseccomp
 PKG_CFLAGS!=	pkg-config --cflags $(PKGS) 2>/dev/null
 PKG_LIBS!=	pkg-config --libs $(PKGS) 2>/dev/null
+SQLITE_CFLAGS!=	pkg-config --cflags sqlite3 2>/dev/null
+SQLITE_LIBS!=	pkg-config --libs sqlite3 2>/dev/null
+CJSON_CFLAGS!=	pkg-config --cflags libcjson 2>/dev/null
+CJSON_LIBS!=	pkg-config --libs libcjson 2>/dev/null
+CURL_CFLAGS!=	pkg-config --cflags libcurl 2>/dev/null
+CURL_LIBS!=	pkg-config --libs libcurl 2>/dev/null
+ATF_CFLAGS!=	pkg-config --cflags atf-c 2>/dev/null
+ATF_LIBS!=	pkg-config --libs atf-c 2>/dev/null
 
 WARN=		-Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
 		-Wshadow -Wpointer-arith
@@ -29,16 +47,33 @@ CFLAGS?=	-O2 -g
 CFLAGS+=	$(WARN) $(HARDEN)
 LDFLAGS+=	-pie -Wl,-z,relro,-z,now
 LDLIBS+=	$(PKG_LIBS)
+DEPFLAGS=	-MMD -MP
 
-# Sources of the one binary.  A directory per process.
-COMMON_SRCS=	common/imsg.c common/log.c common/proc.c common/privdrop.c \
-		common/sandbox.c common/preflight.c common/parse.c \
-		common/printconf.c common/auditrec.c common/sha256.c \
-		common/sbstream.c
-PROC_SRCS=	parent/parent.c parent/control.c bridge/bridge.c \
-		gateway/gateway.c auditor/auditor.c watchdog/watchdog.c \
-		dockerd-client/dockerd.c
-SRCS=		$(COMMON_SRCS) $(PROC_SRCS)
+# The one binary's sources, a directory per process.
+SRCS=		common/auditrec.c common/imsg.c common/json.c common/log.c \
+		common/parse.c common/preflight.c common/printconf.c \
+		common/privdrop.c common/proc.c common/sandbox.c \
+		common/sbstream.c common/sha256.c
+SRCS+=		parent/parent.c parent/control.c parent/mcpserver.c
+SRCS+=		bridge/bridge.c bridge/frame.c
+SRCS+=		gateway/gateway.c gateway/mcp.c gateway/policy.c \
+		gateway/sbcall.c gateway/sbrun.c
+SRCS+=		auditor/auditor.c auditor/auditdb.c
+SRCS+=		watchdog/watchdog.c
+SRCS+=		dockerd-client/dockerd.c dockerd-client/dkr_api.c \
+		dockerd-client/dkr_curl.c dockerd-client/dkr_sandbox.c \
+		dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
+
+# What a directory's sources take from outside common/: the parent reads
+# the audit store (the audit commands), the gateway the bridge's reply
+# codes, dockerd-client the engine's JSON and HTTP.  The object rules
+# below add CPPFLAGS.<directory of the source>.
+CPPFLAGS.auditor=	$(SQLITE_CFLAGS)
+CPPFLAGS.parent=	-Iauditor $(SQLITE_CFLAGS)
+CPPFLAGS.gateway=	-Ibridge
+CPPFLAGS.dockerd-client= $(CJSON_CFLAGS) $(CURL_CFLAGS)
+# libcurl dockerd-client loads itself (dkr_curl.c), so it is not linked.
+SUITE_LIBS=	$(SQLITE_LIBS) $(CJSON_LIBS) -lm
 
 OBJS=		$(SRCS:%.c=obj/%.o)
 TOBJS=		$(SRCS:%.c=obj-test/%.o)
@@ -47,73 +82,67 @@ PROG=		cmcp-privsep
 TPROG=		cmcp-privsep-test
 MANS=		man/cmcp-privsep.8 man/cmcp-privsep.conf.5
 
-# Unit tests (ATF C), built from the sources they test.
-ATF_CFLAGS!=	pkg-config --cflags atf-c 2>/dev/null
-ATF_LIBS!=	pkg-config --libs atf-c 2>/dev/null
-UNIT_TESTS=	regress/common/imsg_test
-imsg_test_SRCS=	regress/common/imsg_test.c common/imsg.c
+# The in-container supervisor, installed with the suite.  Static: it runs
+# inside FROM-scratch images; no libbsd, so no libmd.
+CMCP_INIT=	init/cmcp-init
+STATIC_CFLAGS=	-O2 $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 \
+		-fstack-protector-strong -static-pie -fPIE
 
-FUZZERS=	regress/fuzz/fuzz_imsg regress/fuzz/fuzz_config
+.PHONY: all bench check cmcp-init deps demo evidence evidence-clean \
+	install sanitize fuzz lint clean
 
-.PHONY: all bench check deps demo install sanitize fuzz lint clean
+# Tests, fixtures and benchmarks.  Each adds what it builds to ALL, what
+# the top targets run to UNIT_TESTS, FUZZERS, SANITIZE and BENCH_TARGETS,
+# and what clean removes to CLEANFILES.
+include mk/fixtures.mk
+include mk/units.mk
+include mk/fuzz.mk
+include mk/docker.mk
+include mk/store.mk
+include mk/bench.mk
 
-# Docker-side pieces (in-container init, REST client units, test images).
--include mk/docker.mk
-# Agent protocol and strict JSON (units, fuzzers).
--include mk/proto.mk
-# MCP client (units, fixtures, fuzzer).
--include mk/mcp.mk
-# Audit store (units, benchmark).
--include mk/audit.mk
-# Policy decisions (units, fuzzer).
--include mk/policy.mk
-# MCP server spawning (units, fixtures).
--include mk/mcpserver.mk
-# Agent fixtures and observers.
--include mk/fixtures.mk
-# The store demo.
--include mk/store.mk
-# The confined session: protocol, gateway, servers; bench-calls.
--include mk/session.mk
-# The sandbox tool's one-shot container.
--include mk/sandbox.mk
-# The watchdog benchmark.
--include mk/watchdog.mk
-# The memory benchmark.
--include mk/memory.mk
-# make evidence: the observations artifact.
--include mk/evidence.mk
-# The official MCP servers from npm (regress/upstream, bench/upstream).
--include mk/npm.mk
-# The bound matrix's fixture server.
--include mk/bounds.mk
-
-all: $(PROG) $(TPROG) $(UNIT_TESTS) $(EXTRA_ALL)
+all: $(PROG) $(TPROG) $(CMCP_INIT) $(UNIT_TESTS) $(ALL)
 
 $(PROG): $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS) $(SUITE_LIBS)
 
 $(TPROG): $(TOBJS)
-	$(CC) $(LDFLAGS) -o $@ $(TOBJS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(TOBJS) $(LDLIBS) $(SUITE_LIBS)
+
+cmcp-init: $(CMCP_INIT)
+
+$(CMCP_INIT): obj-static/init/cmcp-init.o
+	$(CC) $(STATIC_CFLAGS) -o $@ obj-static/init/cmcp-init.o
 
 common/parse.c: common/parse.y
 	$(YACC) -o $@ common/parse.y
 
-obj/common/parse.o obj-test/common/parse.o: CFLAGS+= -Wno-unused-but-set-variable
+# byacc's parser sets variables it never reads.
+obj/common/parse.o obj-test/common/parse.o: \
+    CFLAGS+= -Wno-unused-but-set-variable
 
-obj/%.o: %.c common/cmcp.h common/imsg.h common/config.h common/log.h \
-    common/mstime.h common/proc.h common/sandbox.h
+# The suite, the test build (-DCMCP_TEST: the test-only options and
+# probes), the static programs and the libFuzzer harnesses, each object
+# tree mirroring the sources.
+obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CPPFLAGS.$(<D)) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-obj-test/%.o: %.c common/cmcp.h common/imsg.h common/config.h \
-    common/log.h common/mstime.h common/proc.h common/sandbox.h
+obj-test/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DCMCP_TEST $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CPPFLAGS.$(<D)) -DCMCP_TEST $(CFLAGS) $(DEPFLAGS) \
+	    -c -o $@ $<
 
-regress/common/imsg_test: $(imsg_test_SRCS) common/imsg.h
-	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
-	    $(imsg_test_SRCS) $(ATF_LIBS) $(LDLIBS)
+obj-static/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(STATIC_CFLAGS) -Icommon $(DEPFLAGS) -c -o $@ $<
+
+FUZZ_FLAGS=	-O1 -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+		-Icommon $(PKG_CFLAGS)
+obj-fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) -DCMCP_FUZZ $(CPPFLAGS.$(<D)) $(DEPFLAGS) \
+	    -c -o $@ $<
 
 deps:
 	@scripts/install-deps
@@ -122,13 +151,25 @@ check: deps
 	$(MAKE) all
 	scripts/check
 
-# Every benchmark under bench/, one table at the end (mk/*.mk add theirs).
+# Every benchmark under bench/, one table at the end.
 bench: deps all
 	scripts/bench $(BENCH_TARGETS)
 
 demo: deps
 	$(MAKE) $(PROG) cmcp-init store
 	scripts/demo
+
+# Build, start the private engine when none runs (and stop it afterwards
+# only then), load the test images, run the protected run and every
+# causal mutation and write evidence/observations.jsonl (names, numbers
+# and booleans only, never the canary) and evidence/summary.txt, the
+# table it prints.  Root only.
+EVIDENCE_DIR?=	evidence
+evidence: all
+	scripts/evidence -o $(EVIDENCE_DIR)
+
+evidence-clean:
+	rm -rf $(EVIDENCE_DIR)
 
 install: $(PROG) $(CMCP_INIT)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man5 \
@@ -139,24 +180,10 @@ install: $(PROG) $(CMCP_INIT)
 	install -m 0444 man/cmcp-privsep.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0444 man/cmcp-privsep.conf.5 $(DESTDIR)$(MANDIR)/man5/
 
-# ASan+UBSan: rebuild the unit tests instrumented and run them.
+# ASan+UBSan: the unit tests rebuilt instrumented into obj-san/ and run.
 SAN_FLAGS=	-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 		-fno-sanitize-recover=all
-sanitize: deps $(SANITIZE_EXTRA)
-	@mkdir -p obj-san
-	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
-	    -o obj-san/imsg_test $(imsg_test_SRCS) $(ATF_LIBS) $(LDLIBS)
-	scripts/san-run obj-san/imsg_test
-
-FUZZ_FLAGS=	-O1 -g -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-		-Icommon $(PKG_CFLAGS)
-regress/fuzz/fuzz_imsg: regress/fuzz/fuzz_imsg.c common/imsg.c
-	clang $(FUZZ_FLAGS) -o $@ $^ $(LDLIBS)
-
-regress/fuzz/fuzz_config: regress/fuzz/fuzz_config.c common/parse.c \
-    common/printconf.c common/log.c
-	clang $(FUZZ_FLAGS) -DCMCP_FUZZ -Wno-unused-but-set-variable -o $@ \
-	    $^ $(LDLIBS)
+sanitize: deps $(SANITIZE)
 
 fuzz: deps $(FUZZERS)
 	@for f in $(FUZZERS); do \
@@ -171,6 +198,11 @@ fuzz: deps $(FUZZERS)
 lint:
 	mandoc -Tlint -Wwarning $(MANS)
 
-clean: $(CLEAN_EXTRA)
-	rm -rf obj obj-test obj-san obj-fuzz $(PROG) $(TPROG) $(UNIT_TESTS) \
-	    $(FUZZERS) common/parse.c
+clean:
+	rm -rf obj obj-test obj-static obj-fuzz obj-san $(PROG) $(TPROG) \
+	    $(CMCP_INIT) $(UNIT_TESTS) $(ALL) $(FUZZERS) $(CLEANFILES) \
+	    common/parse.c
+
+# The headers each object was compiled from (obj/npm is npm's).
+-include $(shell find obj obj-test obj-static obj-fuzz -path obj/npm -prune \
+    -o -name '*.d' -print 2>/dev/null)

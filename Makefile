@@ -50,10 +50,10 @@ LDLIBS+=	$(PKG_LIBS)
 DEPFLAGS=	-MMD -MP
 
 # The one binary's sources, a directory per process.
-SRCS=		common/auditrec.c common/imsg.c common/json.c common/log.c \
-		common/parse.c common/preflight.c common/printconf.c \
-		common/privdrop.c common/proc.c common/sandbox.c \
-		common/sbstream.c common/sha256.c
+SRCS=		common/auditclient.c common/auditrec.c common/imsg.c \
+		common/json.c common/log.c common/parse.c common/preflight.c \
+		common/printconf.c common/privdrop.c common/proc.c \
+		common/sandbox.c common/sbstream.c common/sha256.c
 SRCS+=		parent/parent.c parent/control.c parent/mcpserver.c
 SRCS+=		bridge/bridge.c bridge/frame.c
 SRCS+=		gateway/gateway.c gateway/mcp.c gateway/policy.c \

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "auditclient.h"
 #include "auditrec.h"
 #include "log.h"
 #include "mstime.h"
@@ -69,9 +70,7 @@ struct dkr_session {
 	int			 fd;		/* attach stream until passed */
 	struct bridge_stream	*head;		/* and its first bytes */
 	struct dkr_result	 res;
-	uint32_t		 audit_id;	/* of the last record sent */
-	uint32_t		 audit_pending;	/* records not yet acked */
-	int			 admit_wait;	/* admit once all are acked */
+	int			 admission_durable; /* the bridge may admit */
 	int			 report_wait;	/* report once all are acked */
 	int			 exiting;	/* in atexit: records are moot */
 };
@@ -116,7 +115,6 @@ static const char *const dkr_violations[OUTCOME_MAX] = {
 static void	dkr_dispatch_parent(struct imsg *);
 static void	dkr_dispatch_bridge(struct imsg *);
 static void	dkr_dispatch_gateway(struct imsg *);
-static void	dkr_dispatch_auditor(struct imsg *);
 static void	dkr_dispatch_watchdog(struct imsg *);
 static void	dkr_session_begin(struct imsg *);
 static void	dkr_sb_tool(struct imsg *);
@@ -142,10 +140,14 @@ static void	dkr_atexit(void);
 static int	dkr_template_fill(const struct session_docker *,
 		    struct dkr_template *);
 static void	dkr_report(void);
-static void	dkr_admit(void);
+static void	dkr_admission(const struct audit_ack *, void *);
+static void	dkr_admit(const struct audit_ack *, void *);
+static void	dkr_reported(const struct audit_ack *, void *);
+static void	dkr_audit_failed(void *);
 static void	dkr_audit(enum audit_kind, enum audit_decision, const char *,
 		    const uint8_t *);
-static void	dkr_audit_ack(struct imsg *);
+static void	dkr_audit_record(struct audit_record *, enum audit_kind,
+		    enum audit_decision, const char *, const uint8_t *);
 static void	dkr_audit_code(const char *, char *, size_t);
 static void	dkr_profile_digest(uint8_t *);
 
@@ -182,7 +184,7 @@ static const struct proc_handler dkr_handlers[] = {
 	{ PROC_PARENT,	dkr_dispatch_parent },
 	{ PROC_BRIDGE,	dkr_dispatch_bridge },
 	{ PROC_GATEWAY,	dkr_dispatch_gateway },
-	{ PROC_AUDITOR,	dkr_dispatch_auditor },
+	{ PROC_AUDITOR,	auditc_dispatch },
 	{ PROC_WATCHDOG,	dkr_dispatch_watchdog },
 };
 
@@ -200,6 +202,7 @@ dkr_main(const struct ctl_init *ci)
 	priv_drop(PROC_DOCKER, ci);
 	proc_listen(dkr_handlers, nitems(dkr_handlers));
 	evtimer_set(&dkr.ev_go, dkr_go_late, NULL);
+	auditc_init(dkr_audit_failed, NULL);
 	proc_chan_fdpass(PROC_BRIDGE);
 	proc_chan_fdpass(PROC_GATEWAY);
 	if (atexit(dkr_atexit) != 0)
@@ -232,10 +235,7 @@ dkr_dispatch_parent(struct imsg *imsg)
 	case IMSG_CTL_SHUTDOWN:
 		dkr_session_end(OUTCOME_SIGNAL);
 		/* No more waiting for acks: the parent is stopping us. */
-		if (dkr.report_wait) {
-			dkr.audit_pending = 0;
-			dkr_report();
-		}
+		dkr_reported(NULL, NULL);
 		proc_shutdown();
 		/* NOTREACHED */
 	case IMSG_SESSION_DOCKER:
@@ -300,18 +300,6 @@ dkr_dispatch_gateway(struct imsg *imsg)
 		break;
 	default:
 		proc_unexpected(PROC_GATEWAY, imsg);
-	}
-}
-
-static void
-dkr_dispatch_auditor(struct imsg *imsg)
-{
-	switch (imsg_get_type(imsg)) {
-	case IMSG_AUDIT_ACK:
-		dkr_audit_ack(imsg);
-		break;
-	default:
-		proc_unexpected(PROC_AUDITOR, imsg);
 	}
 }
 
@@ -472,15 +460,18 @@ dkr_reap_dead(struct imsg *imsg)
 static void
 dkr_session_prepare(void)
 {
-	struct timeval	 tv;
-	uint8_t		 profile[SHA256_DIGEST_BYTES];
+	struct audit_record	 ar;
+	struct timeval		 tv;
+	uint8_t			 profile[SHA256_DIGEST_BYTES];
 
 	if (dkr_daemon_check() == -1 || dkr_image_check() == -1 ||
 	    dkr_container_create() == -1 ||
 	    dkr_container_verify(DKR_STATE_CREATED) == -1)
 		return;
 	dkr_profile_digest(profile);
-	dkr_audit(AUDIT_K_ADMISSION, AUDIT_D_ALLOW, "", profile);
+	/* What the bridge's admission will rest on (dkr_admit()). */
+	dkr_audit_record(&ar, AUDIT_K_ADMISSION, AUDIT_D_ALLOW, "", profile);
+	(void)auditc_durable(&ar, dkr_admission, NULL);
 	if (dkr_stream_attach() == -1)
 		return;
 	dkr.phase = DKR_ATTACHED;
@@ -547,8 +538,7 @@ dkr_session_start(void)
 	dkr_audit(AUDIT_K_CONTAINER, AUDIT_D_NONE, "started", NULL);
 	log_debug("container %.12s started and verified", dkr.id);
 	/* Audit before act: the bridge admits data once this is on record. */
-	dkr.admit_wait = 1;
-	dkr_admit();
+	(void)auditc_recorded(dkr_admit, NULL);
 }
 
 /* A local Linux engine of API 1.41 or later that enforces every limit. */
@@ -822,36 +812,67 @@ dkr_atexit(void)
 
 /*
  * The result goes to the parent once every record of the session is
- * durable, so that the parent's session_end follows them in the chain.
+ * committed, so that the parent's session_end follows them in the chain.
  */
 static void
 dkr_report(void)
 {
-	if (dkr.audit_pending > 0) {
-		dkr.report_wait = 1;
+	dkr.report_wait = 1;
+	if (auditc_recorded(dkr_reported, NULL) == -1)
+		dkr_reported(NULL, NULL);
+}
+
+static void
+dkr_reported(const struct audit_ack *aa, void *arg)
+{
+	(void)aa;
+	(void)arg;
+	if (!dkr.report_wait)
 		return;
-	}
 	dkr.report_wait = 0;
 	proc_compose(PROC_PARENT, IMSG_DKR_RESULT, &dkr.res, sizeof(dkr.res));
 	proc_flush(PROC_PARENT);
 }
 
-/* The bridge may act on the stream: admission and start are on record. */
+/* The admission record is on stable storage (auditclient.c). */
 static void
-dkr_admit(void)
+dkr_admission(const struct audit_ack *aa, void *arg)
 {
-	if (!dkr.admit_wait || dkr.audit_pending > 0)
-		return;
-	dkr.admit_wait = 0;
-	if (dkr.phase != DKR_RUNNING)
+	(void)aa;
+	(void)arg;
+	dkr.admission_durable = 1;
+}
+
+/*
+ * The bridge may act on the stream: the admission is durable, and the
+ * container's start, recorded after it, is committed.
+ */
+static void
+dkr_admit(const struct audit_ack *aa, void *arg)
+{
+	(void)aa;
+	(void)arg;
+	if (!dkr.admission_durable || dkr.phase != DKR_RUNNING)
 		return;
 	proc_compose(PROC_BRIDGE, IMSG_BRIDGE_ADMIT, NULL, 0);
 	proc_compose(PROC_PARENT, IMSG_DKR_STARTED, NULL, 0);
 }
 
 /*
+ * The records can no longer be committed: the result goes to the parent
+ * without waiting for them, as when the parent stops us; the bridge is
+ * not admitted.
+ */
+static void
+dkr_audit_failed(void *arg)
+{
+	(void)arg;
+	dkr_reported(NULL, NULL);
+}
+
+/*
  * One record of this session: admission, the container's lifecycle, a
- * violation the bridge reported.  Only fixed codes and digests go in.
+ * violation the bridge reported.  Waited for by nothing but the report.
  */
 static void
 dkr_audit(enum audit_kind kind, enum audit_decision decision,
@@ -859,34 +880,23 @@ dkr_audit(enum audit_kind kind, enum audit_decision decision,
 {
 	struct audit_record	 ar;
 
-	if (dkr.exiting || !proc_chan_isopen(PROC_AUDITOR))
+	if (dkr.exiting)
 		return;
-	audit_record_init(&ar, kind, decision);
-	if (audit_record_set(&ar, AUDIT_F_SESSION, dkr.req.sd_session) == -1 ||
-	    audit_record_set(&ar, AUDIT_F_REASON, reason) == -1)
-		fatalx("audit: bad record");
-	if (digest != NULL)
-		audit_record_digest(&ar, AUDIT_HAS_REQUEST, digest);
-	proc_compose_id(PROC_AUDITOR, IMSG_AUDIT_RECORD, ++dkr.audit_id, &ar,
-	    sizeof(ar));
-	proc_flush(PROC_AUDITOR);
-	dkr.audit_pending++;
+	dkr_audit_record(&ar, kind, decision, reason, digest);
+	(void)auditc_send(&ar);
 }
 
-/* Acks come in order, one per record sent. */
+/* Only fixed codes and digests go in. */
 static void
-dkr_audit_ack(struct imsg *imsg)
+dkr_audit_record(struct audit_record *ar, enum audit_kind kind,
+    enum audit_decision decision, const char *reason, const uint8_t *digest)
 {
-	struct audit_ack	 aa;
-
-	if (imsg_get_data(imsg, &aa, sizeof(aa)) == -1 ||
-	    dkr.audit_pending == 0 || imsg_get_peerid(imsg) !=
-	    dkr.audit_id - dkr.audit_pending + 1)
-		fatalx("channel auditor: bad ack");
-	dkr.audit_pending--;
-	dkr_admit();
-	if (dkr.report_wait)
-		dkr_report();
+	audit_record_init(ar, kind, decision);
+	if (audit_record_set(ar, AUDIT_F_SESSION, dkr.req.sd_session) == -1 ||
+	    audit_record_set(ar, AUDIT_F_REASON, reason) == -1)
+		fatalx("audit: bad record");
+	if (digest != NULL)
+		audit_record_digest(ar, AUDIT_HAS_REQUEST, digest);
 }
 
 /*

@@ -13,15 +13,15 @@
  * a result or a byte of a server's output: only names, counts and codes.
  *
  * Audit before act (DESIGN 9): every decision goes to the auditor as a
- * record, and the request waits in the event loop, as the one pending
- * request, until the auditor acknowledges that record as durable; only
- * then is the refusal answered or the tool called.  An ack that does not
- * come within AUDIT_ACK_WAIT_MS stops all calls and ends the session
- * (audit_failed); a closed auditor channel ends the gateway, and with it
- * the suite.  The call's start, its result and a rise of the label are
- * recorded too; those are not waited for, but acks come in order, so the
- * next request's decision ack means they are durable as well, and the
- * counts go to the parent only when every record is.
+ * record (auditclient.h), and the request waits in the event loop, as
+ * the one pending request, until that record is durable; only then is
+ * the refusal answered or the tool called (gw_decided()).  An ack that
+ * does not come within AUDIT_ACK_WAIT_MS stops all calls and ends the
+ * session (audit_failed); a closed auditor channel ends the gateway, and
+ * with it the suite.  The call's start, its result and a rise of the
+ * label are recorded too; those are not waited for, but acks come in
+ * order, so the next request's decision ack means they are committed as
+ * well, and the counts go to the parent only when every record is.
  *
  * An upstream call blocks the process in poll(2) until its deadline (the
  * server's timeout): requests are decided one at a time anyway, and the
@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auditclient.h"
 #include "auditrec.h"
 #include "config.h"
 #include "frame.h"
@@ -77,7 +78,6 @@ struct gw_upstream {
 /* The request whose decision record is not yet acknowledged. */
 struct gw_pending {
 	int			 p_active;
-	uint32_t		 p_id;		/* the record the act waits for */
 	struct gw_decision	 p_d;
 	char			*p_args;	/* AGENT_FRAME_BYTES */
 	size_t			 p_arglen;
@@ -97,14 +97,10 @@ static struct {
 	int			 ended;		/* IMSG_GW_END */
 	int			 report_wait;	/* counts after the last ack */
 	char			 session[SESSION_ID_BYTES];
-	uint32_t		 audit_id;	/* of the last record sent */
-	uint32_t		 audit_pending;	/* records not yet acked */
-	struct event		 ev_ack;	/* AUDIT_ACK_WAIT_MS */
 	struct gw_pending	 pend;
 	struct gw_policy	*pol;		/* the update, from the parent */
 	int			 pol_queued;	/* behind the pending request */
 	int			 pol_wait;	/* for its record's ack */
-	uint32_t		 pol_audit_id;
 	struct gw_policy_ack	 pol_ack;
 #ifdef CMCP_TEST
 	int			 noauditwait;	/* mutation: act at once */
@@ -149,7 +145,6 @@ static uint32_t	gw_config_recv(void);
 static void	gw_servers_recv(uint32_t);
 static void	gw_dispatch_parent(struct imsg *);
 static void	gw_dispatch_bridge(struct imsg *);
-static void	gw_dispatch_auditor(struct imsg *);
 static void	gw_dispatch_docker(struct imsg *);
 static void	gw_upstreams_start(int, short, void *);
 static void	gw_session(struct imsg *);
@@ -165,12 +160,16 @@ static void	gw_policy_done(const char *);
 static void	gw_status(struct imsg *);
 static void	gw_audit_decision(const struct gw_decision *,
 		    const uint8_t *);
+static void	gw_decided(const struct audit_ack *, void *);
+static void	gw_policy_durable(const struct audit_ack *, void *);
+static void	gw_recorded(const struct audit_ack *, void *);
 static void	gw_audit(enum audit_kind, enum audit_decision,
 		    const struct gw_decision *, const char *, int, int,
 		    const uint8_t *, const uint8_t *);
-static void	gw_audit_ack(struct imsg *);
-static void	gw_audit_late(int, short, void *);
-static void	gw_audit_fail(void);
+static void	gw_audit_record(struct audit_record *, enum audit_kind,
+		    enum audit_decision, const struct gw_decision *,
+		    const char *, int, int, const uint8_t *, const uint8_t *);
+static void	gw_audit_failed(void *);
 static int	gw_mcp_exchange(const struct gw_decision *,
 		    const char *, const char *, size_t, char *, size_t,
 		    size_t *, int *, long long *);
@@ -211,7 +210,7 @@ static const struct sandbox_rule gw_sandbox[] = {
 static const struct proc_handler gw_handlers[] = {
 	{ PROC_PARENT,	gw_dispatch_parent },
 	{ PROC_BRIDGE,	gw_dispatch_bridge },
-	{ PROC_AUDITOR,	gw_dispatch_auditor },
+	{ PROC_AUDITOR,	auditc_dispatch },
 	{ PROC_DOCKER,	gw_dispatch_docker },
 };
 
@@ -226,7 +225,7 @@ gw_main(const struct ctl_init *ci)
 	proc_listen(gw_handlers, nitems(gw_handlers));
 	/* Sandbox runs: dockerd-client passes their attach streams. */
 	proc_chan_fdpass(PROC_DOCKER);
-	evtimer_set(&gw.ev_ack, gw_audit_late, NULL);
+	auditc_init(gw_audit_failed, NULL);
 #ifdef CMCP_TEST
 	gw.noauditwait = ci->ci_noauditwait;
 	if (gw.noauditwait)
@@ -388,18 +387,6 @@ gw_dispatch_bridge(struct imsg *imsg)
 	}
 }
 
-static void
-gw_dispatch_auditor(struct imsg *imsg)
-{
-	switch (imsg_get_type(imsg)) {
-	case IMSG_AUDIT_ACK:
-		gw_audit_ack(imsg);
-		break;
-	default:
-		proc_unexpected(PROC_AUDITOR, imsg);
-	}
-}
-
 /*
  * A sandbox run's answers are read where the run waits for them
  * (sbcall.c); one arriving here came unasked.
@@ -545,11 +532,19 @@ gw_end(void)
 		gw_policy_apply();
 	for (i = 0; i < gw.nup; i++)
 		mcp_close(&gw.up[i].u_mc);
-	if (gw.audit_pending > 0 && !gw.res.gr_audit_failed) {
-		gw.report_wait = 1;
-		return;
-	}
-	gw_report();
+	gw.report_wait = 1;
+	if (auditc_recorded(gw_recorded, NULL) == -1)
+		gw_report();
+}
+
+/* Every record of the session is committed: the counts may follow. */
+static void
+gw_recorded(const struct audit_ack *aa, void *arg)
+{
+	(void)aa;
+	(void)arg;
+	if (gw.report_wait)
+		gw_report();
 }
 
 static void
@@ -614,7 +609,6 @@ gw_request(struct imsg *imsg)
 		    NULL, 0);
 		return;
 	}
-	p->p_id = gw.audit_id;
 	p->p_active = 1;
 	p->p_wait_us = 0;
 	/* The wait for the durable record, apart from our own work. */
@@ -700,6 +694,7 @@ static void
 gw_policy_apply(void)
 {
 	static const char	*names[GW_POLICY_OPS_MAX];
+	struct audit_record	 ar;
 	struct gw_decision	 none;
 	enum gw_gate		 g;
 	char			 reason[AUDIT_NAME_BYTES];
@@ -722,15 +717,24 @@ gw_policy_apply(void)
 	memset(&none, 0, sizeof(none));
 	(void)snprintf(reason, sizeof(reason), "revision_%llu_%s",
 	    (unsigned long long)gw.pol->gl_revision, gw_gate_str(g));
-	gw_audit(AUDIT_K_POLICY_REVISION, g == GW_GATE_OK ? AUDIT_D_ALLOW :
-	    AUDIT_D_DENY, &none, reason, gw.s.s_label, gw.s.s_label, NULL,
-	    NULL);
-	if (gw.res.gr_audit_failed) {
+	gw_audit_record(&ar, AUDIT_K_POLICY_REVISION, g == GW_GATE_OK ?
+	    AUDIT_D_ALLOW : AUDIT_D_DENY, &none, reason, gw.s.s_label,
+	    gw.s.s_label, NULL, NULL);
+	if (auditc_durable(&ar, gw_policy_durable, NULL) == 0) {
 		gw_policy_done("audit_failed");
 		return;
 	}
 	gw.pol_wait = 1;
-	gw.pol_audit_id = gw.audit_id;
+}
+
+/* The revision's record is durable: the parent may say it is in force. */
+static void
+gw_policy_durable(const struct audit_ack *aa, void *arg)
+{
+	(void)aa;
+	(void)arg;
+	if (gw.pol_wait)
+		gw_policy_done(NULL);
 }
 
 /* The update's record is durable, or can never be: tell the parent. */
@@ -780,22 +784,49 @@ gw_status(struct imsg *imsg)
 static void
 gw_audit_decision(const struct gw_decision *d, const uint8_t *digest)
 {
+	struct audit_record	 ar;
 	const char		*reason = gw_reason_str(d->reason);
 	enum audit_decision	 ad = AUDIT_D_DENY;
 
 	if (d->allowed && !d->violation)
 		ad = AUDIT_D_ALLOW;
-	gw_audit(AUDIT_K_DECISION, ad, d, reason, gw.s.s_label,
+	gw_audit_record(&ar, AUDIT_K_DECISION, ad, d, reason, gw.s.s_label,
 	    gw.s.s_label, digest, NULL);
+#ifdef CMCP_TEST
+	/* The mutation: the request acts at once, nothing waits. */
+	if (gw.noauditwait)
+		(void)auditc_send(&ar);
+	else
+#endif
+		(void)auditc_durable(&ar, gw_decided, NULL);
 	if (d->violation)
 		gw_audit(AUDIT_K_VIOLATION, AUDIT_D_NONE, d, reason,
 		    gw.s.s_label, gw.s.s_label, digest, NULL);
 }
 
+/* The pending request's decision is durable: act on it. */
+static void
+gw_decided(const struct audit_ack *aa, void *arg)
+{
+	struct gw_pending	*p = &gw.pend;
+	struct timespec		 now;
+
+	(void)aa;
+	(void)arg;
+	/* Dropped at the session's end: nothing of it is acted on. */
+	if (!p->p_active)
+		return;
+	if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
+		fatal("clock_gettime");
+	timespecsub(&now, &p->p_sent, &now);
+	p->p_wait_us = timespec_to_us(&now);
+	gw_act();
+}
+
 /*
- * One record to the auditor.  Only configured names, fixed codes and
- * digests go in.  With the auditor's channel gone or an ack overdue, no
- * record is sent and gw.failed says so.
+ * One record to the auditor, waited for by nothing.  With the auditor's
+ * channel gone or an ack overdue, no record is sent and gw.failed says
+ * so (gw_audit_failed()).
  */
 static void
 gw_audit(enum audit_kind kind, enum audit_decision ad,
@@ -803,103 +834,47 @@ gw_audit(enum audit_kind kind, enum audit_decision ad,
     const uint8_t *request, const uint8_t *response)
 {
 	struct audit_record	 ar;
-	struct timeval		 tv;
 
-	if (gw.res.gr_audit_failed)
-		return;
-	if (!proc_chan_isopen(PROC_AUDITOR)) {
-		log_warnx("auditor: channel closed");
-		gw_audit_fail();
-		return;
-	}
-	audit_record_init(&ar, kind, ad);
-	if (audit_record_set(&ar, AUDIT_F_SESSION, gw.session) == -1 ||
-	    audit_record_set(&ar, AUDIT_F_REASON, reason) == -1 ||
-	    audit_record_set(&ar, AUDIT_F_LABEL_BEFORE,
+	gw_audit_record(&ar, kind, ad, d, reason, before, after, request,
+	    response);
+	(void)auditc_send(&ar);
+}
+
+/* Only configured names, fixed codes and digests go in. */
+static void
+gw_audit_record(struct audit_record *ar, enum audit_kind kind,
+    enum audit_decision ad, const struct gw_decision *d, const char *reason,
+    int before, int after, const uint8_t *request, const uint8_t *response)
+{
+	audit_record_init(ar, kind, ad);
+	if (audit_record_set(ar, AUDIT_F_SESSION, gw.session) == -1 ||
+	    audit_record_set(ar, AUDIT_F_REASON, reason) == -1 ||
+	    audit_record_set(ar, AUDIT_F_LABEL_BEFORE,
 	    gw.conf->c_labels[before]) == -1 ||
-	    audit_record_set(&ar, AUDIT_F_LABEL_AFTER,
+	    audit_record_set(ar, AUDIT_F_LABEL_AFTER,
 	    gw.conf->c_labels[after]) == -1)
 		fatalx("audit: bad record");
 	if (d->op != NULL && !d->violation &&
-	    (audit_record_set(&ar, AUDIT_F_OPERATION, d->op->name) == -1 ||
-	    audit_record_set(&ar, AUDIT_F_TOOL, d->tool->name) == -1))
+	    (audit_record_set(ar, AUDIT_F_OPERATION, d->op->name) == -1 ||
+	    audit_record_set(ar, AUDIT_F_TOOL, d->tool->name) == -1))
 		fatalx("audit: bad record names");
 	if (request != NULL)
-		audit_record_digest(&ar, AUDIT_HAS_REQUEST, request);
+		audit_record_digest(ar, AUDIT_HAS_REQUEST, request);
 	if (response != NULL)
-		audit_record_digest(&ar, AUDIT_HAS_RESPONSE, response);
-	if (audit_record_check(&ar) == -1)
-		fatalx("audit: record refused");
-	proc_compose_id(PROC_AUDITOR, IMSG_AUDIT_RECORD, ++gw.audit_id, &ar,
-	    sizeof(ar));
-	proc_flush(PROC_AUDITOR);
-	if (gw.audit_pending++ == 0) {
-		ms_to_timeval(AUDIT_ACK_WAIT_MS, &tv);
-		if (evtimer_add(&gw.ev_ack, &tv) == -1)
-			fatalx("evtimer_add failed");
-	}
-}
-
-/* Acks come in order, one per record; each restarts the bound. */
-static void
-gw_audit_ack(struct imsg *imsg)
-{
-	struct audit_ack	 aa;
-	struct timeval		 tv;
-	struct timespec		 now;
-	uint32_t		 id = imsg_get_peerid(imsg);
-
-	if (imsg_get_data(imsg, &aa, sizeof(aa)) == -1)
-		fatalx("channel auditor: bad ack");
-	/* Too late: the session stopped waiting, nothing acts on it. */
-	if (gw.res.gr_audit_failed)
-		return;
-	if (gw.audit_pending == 0 ||
-	    id != gw.audit_id - gw.audit_pending + 1)
-		fatalx("channel auditor: bad ack");
-	if (evtimer_del(&gw.ev_ack) == -1)
-		fatalx("evtimer_del failed");
-	if (--gw.audit_pending > 0) {
-		ms_to_timeval(AUDIT_ACK_WAIT_MS, &tv);
-		if (evtimer_add(&gw.ev_ack, &tv) == -1)
-			fatalx("evtimer_add failed");
-	}
-	if (gw.pol_wait && id == gw.pol_audit_id)
-		gw_policy_done(NULL);
-	if (gw.pend.p_active && id == gw.pend.p_id) {
-		if (clock_gettime(CLOCK_MONOTONIC, &now) == -1)
-			fatal("clock_gettime");
-		timespecsub(&now, &gw.pend.p_sent, &now);
-		gw.pend.p_wait_us = timespec_to_us(&now);
-		gw_act();
-	}
-	if (gw.report_wait && gw.audit_pending == 0)
-		gw_report();
-}
-
-static void
-gw_audit_late(int fd, short event, void *arg)
-{
-	(void)fd;
-	(void)event;
-	(void)arg;
-	log_warnx("auditor: no acknowledgement within %d ms",
-	    AUDIT_ACK_WAIT_MS);
-	gw_audit_fail();
+		audit_record_digest(ar, AUDIT_HAS_RESPONSE, response);
 }
 
 /*
- * No record can be made durable: nothing more goes upstream.  The
- * pending request is refused and the session ends (audit_failed).
+ * No record can be made durable (auditclient.c): nothing more goes
+ * upstream.  The pending request is refused and the session ends
+ * (audit_failed).
  */
 static void
-gw_audit_fail(void)
+gw_audit_failed(void *arg)
 {
+	(void)arg;
 	gw.res.gr_audit_failed = 1;
 	gw.failed = 1;
-	gw.audit_pending = 0;
-	if (evtimer_del(&gw.ev_ack) == -1)
-		fatalx("evtimer_del failed");
 	if (gw.pend.p_active) {
 		gw.pend.p_active = 0;
 		explicit_bzero(gw.pend.p_args, gw.pend.p_arglen);

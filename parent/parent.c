@@ -26,6 +26,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "auditclient.h"
 #include "auditdb.h"
 #include "config.h"
 #include "control.h"
@@ -81,12 +82,6 @@ struct session_summary {
 	char		 ss_tip[AUDIT_TIP_BYTES];	/* "": not recorded */
 };
 
-/* The parent's audit records, by the peerid their acks carry. */
-enum parent_audit_id {
-	PARENT_AUDIT_START = 1,
-	PARENT_AUDIT_END
-};
-
 /* The session as the parent follows it. */
 struct parent_session {
 	int			 begun;
@@ -116,7 +111,6 @@ struct parent_session {
 	struct event		 ev_upwait;
 	int			 audit_wait;	/* for the session_end ack */
 	struct session_summary	 summary;
-	struct event		 ev_audit;
 	struct session_sandbox	*sx;		/* the sandbox tools */
 	size_t			 nsx;
 };
@@ -269,9 +263,10 @@ static void	parent_session_wait(int, short, void *);
 static void	parent_session_end(void);
 static int	parent_hung_known(enum cmcp_proc);
 static void	parent_session_report(void);
-static int	parent_audit(enum audit_kind, const char *, uint32_t);
-static void	parent_audit_ack(struct imsg *);
-static void	parent_audit_wait(int, short, void *);
+static void	parent_audit_record(struct audit_record *, enum audit_kind,
+		    const char *);
+static void	parent_session_ended(const struct audit_ack *, void *);
+static void	parent_audit_failed(void *);
 static __dead void parent_audit_cmd(const char *, int, char **);
 static int	parent_session_outcome(void);
 static void	parent_run_args(int, char *[]);
@@ -574,7 +569,7 @@ parent_run(const char *conffile, int debug, int verbose)
 		control_init(conf);
 		parent_servers_spawn(conf);
 	}
-	evtimer_set(&parent_sess.ev_audit, parent_audit_wait, NULL);
+	auditc_init(parent_audit_failed, NULL);
 
 	proc_spawn(debug, verbose, pids, chan);
 	for (i = PROC_PARENT + 1; i < PROC_MAX; i++) {
@@ -782,7 +777,7 @@ parent_dispatch_auditor(struct imsg *imsg)
 {
 	switch (imsg_get_type(imsg)) {
 	case IMSG_AUDIT_ACK:
-		parent_audit_ack(imsg);
+		auditc_ack(imsg);
 		break;
 	default:
 		parent_dispatch_child(PROC_AUDITOR, imsg);
@@ -948,8 +943,8 @@ parent_reap(void)
 		pc = &parent_children[i];
 		pc->pc_alive = 0;
 		proc_chan_reap(i);
-		if (i == PROC_AUDITOR && parent_sess.audit_wait)
-			parent_session_report();
+		if (i == PROC_AUDITOR)
+			auditc_lost();
 		title = proc_title(i);
 
 		failed = parent_state != PARENT_STOPPING;
@@ -1362,8 +1357,9 @@ parent_sandbox_prepare(const struct cmcp_conf *conf)
 static void
 parent_session_begin(void)
 {
-	struct timeval	 tv;
-	size_t		 i;
+	struct audit_record	 ar;
+	struct timeval		 tv;
+	size_t			 i;
 
 #ifdef CMCP_TEST
 	if (parent_mode == MODE_IDLE)
@@ -1372,8 +1368,8 @@ parent_session_begin(void)
 	parent_sess.begun = 1;
 	if (parent_mode == MODE_RUN) {
 		log_info("session %s", parent_sess.sd.sd_session);
-		(void)parent_audit(AUDIT_K_SESSION_START, "",
-		    PARENT_AUDIT_START);
+		parent_audit_record(&ar, AUDIT_K_SESSION_START, "");
+		(void)auditc_send(&ar);
 		/* The lease runs from here; the bridge pulses from here. */
 		proc_compose(PROC_WATCHDOG, IMSG_SESSION_WATCHDOG,
 		    &parent_sess.sw, sizeof(parent_sess.sw));
@@ -1458,7 +1454,7 @@ static void
 parent_session_end(void)
 {
 	struct session_summary	*ss;
-	struct timeval		 tv;
+	struct audit_record	 ar;
 
 	if (parent_sess.ended)
 		return;
@@ -1508,11 +1504,9 @@ parent_session_end(void)
 	parent_status = parent_outcomes[ss->ss_outcome].status;
 
 	/* The summary carries the chain's tip: the session_end record's. */
-	if (parent_audit(AUDIT_K_SESSION_END,
-	    parent_outcomes[ss->ss_outcome].name, PARENT_AUDIT_END) == 0) {
-		ms_to_timeval(AUDIT_ACK_WAIT_MS, &tv);
-		if (evtimer_add(&parent_sess.ev_audit, &tv) == -1)
-			fatalx("evtimer_add failed");
+	parent_audit_record(&ar, AUDIT_K_SESSION_END,
+	    parent_outcomes[ss->ss_outcome].name);
+	if (auditc_durable(&ar, parent_session_ended, NULL) != 0) {
 		parent_sess.audit_wait = 1;
 		return;
 	}
@@ -1526,8 +1520,6 @@ parent_session_report(void)
 	struct session_summary	*ss = &parent_sess.summary;
 
 	parent_sess.audit_wait = 0;
-	if (evtimer_del(&parent_sess.ev_audit) == -1)
-		fatalx("evtimer_del failed");
 	if (parent_sess.have_docker && parent_sess.docker.dr_why[0] != '\0')
 		log_info("session %s: %s", ss->ss_session,
 		    parent_sess.docker.dr_why);
@@ -1562,57 +1554,41 @@ parent_session_report(void)
 		fatal("kill auditor");
 }
 
-/*
- * One record of the session's own (start, end), sent when the auditor is
- * there to take it; 0 when sent.  The reason is the outcome's name.
- */
-static int
-parent_audit(enum audit_kind kind, const char *reason, uint32_t id)
+/* A record of the session's own (start, end); the reason is the outcome. */
+static void
+parent_audit_record(struct audit_record *ar, enum audit_kind kind,
+    const char *reason)
 {
-	struct audit_record	 ar;
-
-	if (!parent_children[PROC_AUDITOR].pc_alive ||
-	    !proc_chan_isopen(PROC_AUDITOR))
-		return (-1);
-	audit_record_init(&ar, kind, AUDIT_D_NONE);
-	if (audit_record_set(&ar, AUDIT_F_SESSION,
+	audit_record_init(ar, kind, AUDIT_D_NONE);
+	if (audit_record_set(ar, AUDIT_F_SESSION,
 	    parent_sess.sd.sd_session) == -1 ||
-	    audit_record_set(&ar, AUDIT_F_REASON, reason) == -1)
+	    audit_record_set(ar, AUDIT_F_REASON, reason) == -1)
 		fatalx("audit: bad session record");
-	proc_compose_id(PROC_AUDITOR, IMSG_AUDIT_RECORD, id, &ar, sizeof(ar));
-	return (0);
 }
 
+/* The session's end is durable: the summary carries it as the tip. */
 static void
-parent_audit_ack(struct imsg *imsg)
+parent_session_ended(const struct audit_ack *aa, void *arg)
 {
-	struct audit_ack	 aa;
 	struct audit_tip	 tip;
-	uint32_t		 id = imsg_get_peerid(imsg);
 
-	if (imsg_get_data(imsg, &aa, sizeof(aa)) == -1 ||
-	    (id != PARENT_AUDIT_START && id != PARENT_AUDIT_END) ||
-	    aa.aa_seq == 0)
-		fatalx("channel auditor: bad ack");
-	if (id != PARENT_AUDIT_END || !parent_sess.audit_wait)
+	(void)arg;
+	if (!parent_sess.audit_wait)
 		return;
-	tip.at_seq = aa.aa_seq;
-	memcpy(tip.at_hash, aa.aa_hash, sizeof(tip.at_hash));
+	tip.at_seq = aa->aa_seq;
+	memcpy(tip.at_hash, aa->aa_hash, sizeof(tip.at_hash));
 	audit_tip_format(&tip, parent_sess.summary.ss_tip,
 	    sizeof(parent_sess.summary.ss_tip));
 	parent_session_report();
 }
 
+/* No ack in time or no auditor: the summary goes without a tip. */
 static void
-parent_audit_wait(int fd, short event, void *arg)
+parent_audit_failed(void *arg)
 {
-	(void)fd;
-	(void)event;
 	(void)arg;
-	if (!parent_sess.audit_wait)
-		return;
-	log_warnx("auditor: no ack in %d ms", AUDIT_ACK_WAIT_MS);
-	parent_session_report();
+	if (parent_sess.audit_wait)
+		parent_session_report();
 }
 
 /*

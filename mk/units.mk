@@ -4,7 +4,8 @@
 # fixtures the MCP tests run.
 
 UNITS=		regress/common/imsg_test regress/common/json_test \
-		regress/common/sha256_test regress/bridge/frame_test \
+		regress/common/sha256_test regress/common/auditclient_test \
+		regress/bridge/frame_test \
 		regress/gateway/mcp_test regress/gateway/policy_test \
 		regress/gateway/sbcall_test regress/parent/mcpserver_test \
 		regress/auditor/auditdb_test
@@ -21,6 +22,10 @@ CPPFLAGS.regress/parent= -Iparent -DMCPS_MUTATE $(ATF_CFLAGS)
 imsg_test_SRCS=	common/imsg.c
 json_test_SRCS=	common/json.c
 sha256_test_SRCS= common/sha256.c
+# The client on the suite's own channel machinery, against a fake auditor.
+auditclient_test_SRCS= common/auditclient.c common/auditrec.c \
+		common/sha256.c common/proc.c common/sandbox.c common/imsg.c \
+		common/log.c
 frame_test_SRCS= bridge/frame.c common/json.c
 mcp_test_SRCS=	gateway/mcp.c common/json.c common/sha256.c
 # It builds its configurations with the parser.
@@ -33,10 +38,10 @@ auditdb_test_SRCS= auditor/auditdb.c common/auditrec.c common/sha256.c \
 
 UNIT_TESTS+=	$(UNITS)
 SANITIZE+=	imsg-sanitize proto-sanitize mcp-sanitize policy-sanitize \
-		sbcall-sanitize mcps-sanitize audit-sanitize
+		sbcall-sanitize mcps-sanitize audit-sanitize auditc-sanitize
 
 .PHONY: imsg-sanitize proto-sanitize mcp-sanitize policy-sanitize \
-	sbcall-sanitize mcps-sanitize audit-sanitize
+	sbcall-sanitize mcps-sanitize audit-sanitize auditc-sanitize
 
 $(UNITS): %: obj/%.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(LDLIBS) $(LDADD)
@@ -44,6 +49,7 @@ $(UNITS): %: obj/%.o
 regress/common/imsg_test: $(imsg_test_SRCS:%.c=obj/%.o)
 regress/common/json_test: $(json_test_SRCS:%.c=obj/%.o)
 regress/common/sha256_test: $(sha256_test_SRCS:%.c=obj/%.o)
+regress/common/auditclient_test: $(auditclient_test_SRCS:%.c=obj/%.o)
 regress/bridge/frame_test: $(frame_test_SRCS:%.c=obj/%.o)
 # The tests run the fixtures, so building them builds those.
 regress/gateway/mcp_test: $(mcp_test_SRCS:%.c=obj/%.o) | $(MCP_FIXTURES)
@@ -116,3 +122,10 @@ audit-sanitize:
 	    regress/auditor/auditdb_test.c $(auditdb_test_SRCS) $(ATF_LIBS) \
 	    $(SQLITE_LIBS) $(LDLIBS)
 	scripts/san-run obj-san/auditdb_test
+
+auditc-sanitize:
+	@mkdir -p obj-san
+	$(SAN_CC) -o obj-san/auditclient_test \
+	    regress/common/auditclient_test.c $(auditclient_test_SRCS) \
+	    $(ATF_LIBS) $(LDLIBS)
+	scripts/san-run obj-san/auditclient_test

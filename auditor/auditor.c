@@ -56,6 +56,7 @@ static uint64_t			 audit_nrecords, audit_ncommits;
 static void	audit_dispatch_parent(struct imsg *);
 static void	audit_dispatch_gateway(struct imsg *);
 static void	audit_dispatch_docker(struct imsg *);
+static void	audit_shutdown(void);
 static void	audit_db_open(const struct ctl_init *);
 static void	audit_background(void);
 static void	audit_enqueue(enum cmcp_proc, struct imsg *);
@@ -98,12 +99,16 @@ static const struct proc_handler audit_handlers[] = {
 	{ PROC_DOCKER,	audit_dispatch_docker },
 };
 
+static const struct proc_hooks audit_hooks = {
+	.ph_shutdown = audit_shutdown,
+};
+
 void
 audit_main(const struct ctl_init *ci)
 {
 	audit_db_open(ci);
 	priv_drop(PROC_AUDITOR, ci);
-	proc_listen(audit_handlers, nitems(audit_handlers));
+	proc_listen(audit_handlers, nitems(audit_handlers), &audit_hooks);
 	/*
 	 * A sender leaving ends nothing here: the parent, which sees it die,
 	 * ends the session and still has its end to record.  Only the loss
@@ -123,32 +128,24 @@ static void
 audit_dispatch_parent(struct imsg *imsg)
 {
 	switch (imsg_get_type(imsg)) {
-	case IMSG_CTL_START:
-		log_debug("started");
-		break;
 	case IMSG_AUDIT_RECORD:
 		audit_enqueue(PROC_PARENT, imsg);
 		break;
-	case IMSG_CTL_STOPPING:
-		break;
-	case IMSG_CTL_SHUTDOWN:
-		/* The last in the stop order: commit what came, then close. */
-		audit_commit();
-		audit_flush_acks();
-		audit_close(audit_db);
-		log_debug("%llu record(s) in %llu commit(s)",
-		    (unsigned long long)audit_nrecords,
-		    (unsigned long long)audit_ncommits);
-		proc_shutdown();
-		/* NOTREACHED */
-#ifdef CMCP_TEST
-	case IMSG_CTL_PROBE:
-		proc_probe(imsg);
-		break;
-#endif
 	default:
 		proc_unexpected(PROC_PARENT, imsg);
 	}
+}
+
+/* The last in the stop order: commit what came, then close. */
+static void
+audit_shutdown(void)
+{
+	audit_commit();
+	audit_flush_acks();
+	audit_close(audit_db);
+	log_debug("%llu record(s) in %llu commit(s)",
+	    (unsigned long long)audit_nrecords,
+	    (unsigned long long)audit_ncommits);
 }
 
 static void

@@ -35,11 +35,7 @@
 #include "proc.h"
 #include "sandbox.h"
 
-/* Docker's stream with Tty false: [type, 0, 0, 0, size (big endian)]. */
-#define STREAM_HDR_BYTES	8
-#define STREAM_STDOUT		1
-#define STREAM_STDERR		2
-#define BRIDGE_READ_BYTES	(64 * 1024)
+#define BRIDGE_READ_BYTES	(64 * 1024)	/* one read of the stream */
 
 struct bridge_session {
 	int			 active;	/* parameters received */
@@ -53,7 +49,7 @@ struct bridge_session {
 	struct event		 ev_deadline;
 
 	/* demultiplexer state */
-	unsigned char		 hdr[STREAM_HDR_BYTES];
+	unsigned char		 hdr[STREAM_HEADER_BYTES];
 	size_t			 hdrlen;
 	int			 type;		/* of the frame being read */
 	uint64_t		 left;		/* its payload still to come */
@@ -162,11 +158,7 @@ void
 bridge_main(const struct ctl_init *ci)
 {
 	priv_drop(PROC_BRIDGE, ci);
-	proc_listen(bridge_handlers, nitems(bridge_handlers));
-	proc_chan_fdpass(PROC_DOCKER);
-#ifdef CMCP_TEST
-	proc_chan_fdpass(PROC_PARENT);
-#endif
+	proc_listen(bridge_handlers, nitems(bridge_handlers), NULL);
 	sandbox_apply(ci, bridge_sandbox, nitems(bridge_sandbox));
 	proc_ready();
 	if (event_dispatch() == -1)
@@ -178,15 +170,6 @@ static void
 bridge_dispatch_parent(struct imsg *imsg)
 {
 	switch (imsg_get_type(imsg)) {
-	case IMSG_CTL_START:
-		log_debug("started");
-		break;
-	case IMSG_CTL_STOPPING:
-		proc_stopping();
-		break;
-	case IMSG_CTL_SHUTDOWN:
-		proc_shutdown();
-		/* NOTREACHED */
 	case IMSG_SESSION_BRIDGE:
 		bridge_session(imsg);
 		break;
@@ -198,9 +181,6 @@ bridge_dispatch_parent(struct imsg *imsg)
 		if (bs.test_stdout != -1 ||
 		    (bs.test_stdout = imsg_get_fd(imsg)) == -1)
 			fatalx("channel parent: bad test stdout message");
-		break;
-	case IMSG_CTL_PROBE:
-		proc_probe(imsg);
 		break;
 #endif
 	default:
@@ -472,15 +452,15 @@ bridge_demux(const unsigned char *p, size_t len)
 	size_t	 n;
 
 	while (len > 0 && !bs.ended) {
-		if (bs.left == 0 && bs.hdrlen < STREAM_HDR_BYTES) {
-			n = STREAM_HDR_BYTES - bs.hdrlen;
+		if (bs.left == 0 && bs.hdrlen < STREAM_HEADER_BYTES) {
+			n = STREAM_HEADER_BYTES - bs.hdrlen;
 			if (n > len)
 				n = len;
 			memcpy(bs.hdr + bs.hdrlen, p, n);
 			bs.hdrlen += n;
 			p += n;
 			len -= n;
-			if (bs.hdrlen < STREAM_HDR_BYTES)
+			if (bs.hdrlen < STREAM_HEADER_BYTES)
 				break;
 			/* stdin (0) and Systemerr (3) are never ours. */
 			if ((bs.hdr[0] != STREAM_STDOUT &&

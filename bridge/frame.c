@@ -60,7 +60,7 @@ bridge_frame_string(enum bridge_frame_code code)
 }
 
 const char *
-bridge_reply_string(enum bridge_reply_code code)
+bridge_reply_string(enum reply_code code)
 {
 	if (code < 0 || code >= REPLY_CODE_MAX)
 		return NULL;
@@ -273,15 +273,15 @@ bridge_lines_end(const struct bridge_lines *bl, enum bridge_frame_code *code)
 }
 
 int
-bridge_reply_encode(enum bridge_reply_code code, const char *result,
+bridge_reply_encode(enum reply_code code, const char *result,
     size_t resultlen, char *out, size_t outsz, size_t *outlen,
     const char **why)
 {
 	int	 n;
 
 	if (code == REPLY_OK)
-		return bridge_wrap("{\"ok\":true,\"result\":", result,
-		    resultlen, out, outsz, outlen, why);
+		return bridge_wrap(AGENT_REPLY_HEAD, result, resultlen, out,
+		    outsz, outlen, why);
 	if (bridge_reply_string(code) == NULL)
 		return bridge_fail(why, "unknown reply code");
 	n = snprintf(out, outsz, "{\"ok\":false,\"error\":\"%s\"}\n",
@@ -296,7 +296,7 @@ int
 bridge_initial_encode(const char *payload, size_t len, char *out,
     size_t outsz, size_t *outlen, const char **why)
 {
-	return bridge_wrap("{\"payload\":", payload, len, out, outsz, outlen,
+	return bridge_wrap(AGENT_PAYLOAD_HEAD, payload, len, out, outsz, outlen,
 	    why);
 }
 
@@ -305,7 +305,7 @@ static int
 bridge_wrap(const char *head, const char *json, size_t jsonlen, char *out,
     size_t outsz, size_t *outlen, const char **why)
 {
-	static const char	 tail[] = "}\n";
+	static const char	 tail[] = AGENT_WRAP_TAIL "\n";
 	struct json_limits	 lim;
 	size_t			 hlen = strlen(head), n;
 

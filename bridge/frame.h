@@ -40,23 +40,6 @@ enum bridge_frame_code {
 	FRAME_CODE_MAX
 };
 
-/*
- * Reply codes (DESIGN 6): REPLY_OK is {"ok":true,"result":...}, every
- * other one {"ok":false,"error":"<string>"}.
- */
-enum bridge_reply_code {
-	REPLY_OK,
-	REPLY_DENIED,		/* "denied": a policy rule blocked it */
-	REPLY_UNKNOWN_OPERATION,/* "unknown_operation" */
-	REPLY_BUDGET_EXHAUSTED,	/* "budget_exhausted": calls used up */
-	REPLY_CEILING,		/* "ceiling": label above the sink ceiling */
-	REPLY_UPSTREAM_ERROR,	/* "upstream_error" */
-	REPLY_UPSTREAM_TIMEOUT,	/* "upstream_timeout" */
-	REPLY_REVOKED,		/* "revoked": withdrawn through PolicyGate */
-	REPLY_INTERNAL,		/* "internal" */
-	REPLY_CODE_MAX
-};
-
 /* A validated request: what the bridge forwards to the gateway. */
 struct bridge_request {
 	char		 br_operation[BRIDGE_OPERATION_BYTES + 1];
@@ -81,7 +64,7 @@ struct bridge_lines {
 
 __BEGIN_DECLS
 const char	*bridge_frame_string(enum bridge_frame_code);
-const char	*bridge_reply_string(enum bridge_reply_code);
+const char	*bridge_reply_string(enum reply_code);
 
 /*
  * One line of agent stdout, newline removed, into *out.  max_frame above
@@ -113,7 +96,7 @@ int	 bridge_lines_end(const struct bridge_lines *,
  * canonical form, so it can never break the line.  0 with *outlen, or -1
  * with *why (may be NULL): invalid JSON, an unknown code, or no room.
  */
-int	 bridge_reply_encode(enum bridge_reply_code, const char *, size_t,
+int	 bridge_reply_encode(enum reply_code, const char *, size_t,
 	    char *, size_t, size_t *, const char **);
 int	 bridge_initial_encode(const char *, size_t, char *, size_t, size_t *,
 	    const char **);

@@ -34,6 +34,19 @@ enum cmcp_proc {
 };
 
 /*
+ * Their names, the one spelling of them: -P of the re-exec, the process
+ * titles and log prefixes, and the user lines of the configuration.
+ */
+static const char *const proc_names[PROC_MAX] = {
+	[PROC_PARENT] = "parent",
+	[PROC_BRIDGE] = "bridge",
+	[PROC_GATEWAY] = "gateway",
+	[PROC_AUDITOR] = "auditor",
+	[PROC_WATCHDOG] = "watchdog",
+	[PROC_DOCKER] = "dockerd-client",
+};
+
+/*
  * In a child, the channel to process id N is descriptor CHAN_FD(N): the
  * parent's is 3, the bridge's 4, and so on.  Absent channels are closed.
  */
@@ -147,7 +160,9 @@ enum probe_attempt {
 	PROBE_KILL,
 	PROBE_PTRACE,
 	PROBE_BADMSG,		/* send a message of no accepted type */
-	PROBE_MAX
+	PROBE_FD,		/* PROBE_FD + peer, "fd-<peer>": a descriptor
+				   on the channel to that peer */
+	PROBE_MAX = PROBE_FD + PROC_MAX
 };
 
 struct ctl_probe {
@@ -172,6 +187,10 @@ struct ctl_probe {
 #define SESSION_OP_BYTES	(64 + 1)	/* an operation name */
 #define STREAM_HEAD_BYTES	(16 * 1024)	/* attach leftover bytes */
 #define STREAM_FRAME_BYTES	(1024 * 1024)	/* one demuxed frame */
+/* A frame of the attach stream (Tty false): [stream, 0 0 0, size BE32]. */
+#define STREAM_HEADER_BYTES	8
+#define STREAM_STDOUT		1
+#define STREAM_STDERR		2
 #define HOST_DEADLINE_SLACK_MS	1000	/* after the in-container one */
 #define DKR_CLEANUP_GRACE_MS	15000	/* parent's wait for the cleanup */
 #define REAP_INSTANCES_MAX	32
@@ -240,6 +259,12 @@ struct session_docker {
 	int64_t		 sd_start_wait_ms;	/* the parent's go, at the
 						   latest: ready, upstreams */
 };
+
+/* What dockerd-client accepts of the stop numbers in session_docker. */
+#define DKR_STOP_TRIES_MAX	10
+#define DKR_STOP_TIMEOUT_MAX_MS	300000
+/* Above the parent's longest wait: 16 servers, two 1m handshakes each. */
+#define DKR_START_WAIT_MAX_MS	(40 * 60 * 1000)
 
 /* IMSG_SESSION_BRIDGE: the budgets the bridge enforces. */
 struct session_bridge {
@@ -338,12 +363,41 @@ enum gw_verdict {
 };
 
 /*
+ * The agent's replies (DESIGN 6), carried in gw_reply: REPLY_OK is
+ * {"ok":true,"result":...}, every other one {"ok":false,"error":"<string>"}
+ * (bridge/frame.c writes them).
+ */
+enum reply_code {
+	REPLY_OK,
+	REPLY_DENIED,		/* "denied": a policy rule blocked it */
+	REPLY_UNKNOWN_OPERATION,/* "unknown_operation" */
+	REPLY_BUDGET_EXHAUSTED,	/* "budget_exhausted": calls used up */
+	REPLY_CEILING,		/* "ceiling": label above the sink ceiling */
+	REPLY_UPSTREAM_ERROR,	/* "upstream_error" */
+	REPLY_UPSTREAM_TIMEOUT,	/* "upstream_timeout" */
+	REPLY_REVOKED,		/* "revoked": withdrawn through PolicyGate */
+	REPLY_INTERNAL,		/* "internal" */
+	REPLY_CODE_MAX
+};
+
+/*
+ * A reply's result and the initial payload go inside a fixed wrapping: a
+ * frame bound (its newline not counted) leaves this much less for them.
+ */
+#define AGENT_REPLY_HEAD	"{\"ok\":true,\"result\":"
+#define AGENT_PAYLOAD_HEAD	"{\"payload\":"
+#define AGENT_WRAP_TAIL		"}"
+#define AGENT_REPLY_WRAP_BYTES	(sizeof(AGENT_REPLY_HEAD AGENT_WRAP_TAIL) - 1)
+#define AGENT_PAYLOAD_WRAP_BYTES \
+	(sizeof(AGENT_PAYLOAD_HEAD AGENT_WRAP_TAIL) - 1)
+
+/*
  * IMSG_GW_REPLY: followed by gp_resultlen bytes, the tool's result (JSON)
- * when gp_code is the bridge's REPLY_OK, nothing otherwise.
+ * when gp_code is REPLY_OK, nothing otherwise.
  */
 struct gw_reply {
 	int		 gp_verdict;	/* enum gw_verdict */
-	int		 gp_code;	/* enum bridge_reply_code */
+	int		 gp_code;	/* enum reply_code */
 	char		 gp_reason[SESSION_REASON_BYTES];	/* fixed */
 	uint32_t	 gp_resultlen;
 };

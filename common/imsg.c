@@ -56,7 +56,20 @@ imsgbuf_init(struct imsgbuf *ib, int fd)
 void
 imsgbuf_allow_fdpass(struct imsgbuf *ib)
 {
-	ib->fdpass = 1;
+	ib->fdsend = 1;
+	ib->fdrecv = 1;
+}
+
+void
+imsgbuf_allow_fdsend(struct imsgbuf *ib)
+{
+	ib->fdsend = 1;
+}
+
+void
+imsgbuf_allow_fdrecv(struct imsgbuf *ib)
+{
+	ib->fdrecv = 1;
 }
 
 int
@@ -233,7 +246,7 @@ imsg_compose(struct imsgbuf *ib, uint32_t type, uint32_t peerid, pid_t pid,
 	struct imsg_wbuf	*wb;
 	struct imsg_hdr		 hdr;
 
-	if (fd != -1 && !ib->fdpass) {
+	if (fd != -1 && !ib->fdsend) {
 		errno = EINVAL;
 		goto fail;
 	}
@@ -382,7 +395,7 @@ imsg_take_fds(struct imsgbuf *ib, struct msghdr *msg)
 			memcpy(&fds[nfds++], CMSG_DATA(cm) + i * sizeof(int),
 			    sizeof(int));
 	}
-	if (nfds > 1 || (nfds == 1 && (!ib->fdpass ||
+	if (nfds > 1 || (nfds == 1 && (!ib->fdrecv ||
 	    ib->nrfds == (int)nitems(ib->rfds))))
 		bad = 1;
 	if (bad) {

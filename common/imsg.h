@@ -7,8 +7,10 @@
  * Error reporting (errno after a -1 return):
  *	EBADMSG		a header whose length is below the header size, above
  *			the maximum, or whose fd mark arrives without an fd
- *	EPROTO		truncated control data (MSG_CTRUNC) or an unexpected
- *			control message
+ *	EPROTO		truncated control data (MSG_CTRUNC), an unexpected
+ *			control message, or a descriptor the buffer does not
+ *			receive
+ *	EINVAL		compose of a descriptor the buffer does not send
  *	ECONNRESET	end of file in the middle of a message
  *	EMSGSIZE	compose of a message larger than the maximum
  */
@@ -46,7 +48,8 @@ TAILQ_HEAD(imsg_wqueue, imsg_wbuf);
 
 struct imsgbuf {
 	int			 fd;
-	int			 fdpass;
+	int			 fdsend;	/* compose takes descriptors */
+	int			 fdrecv;	/* a read takes them in */
 	pid_t			 pid;
 	uint32_t		 maxsize;
 	/* read side */
@@ -62,7 +65,10 @@ struct imsgbuf {
 
 __BEGIN_DECLS
 int	 imsgbuf_init(struct imsgbuf *, int);
+/* Descriptors on this channel: both ways, or one way only. */
 void	 imsgbuf_allow_fdpass(struct imsgbuf *);
+void	 imsgbuf_allow_fdsend(struct imsgbuf *);
+void	 imsgbuf_allow_fdrecv(struct imsgbuf *);
 int	 imsgbuf_set_maxsize(struct imsgbuf *, uint32_t);
 void	 imsgbuf_clear(struct imsgbuf *);
 

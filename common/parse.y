@@ -96,10 +96,6 @@ enum unit {
 	U_TIME
 };
 
-static const char *const procnames[PROC_MAX] = {
-	"parent", "bridge", "gateway", "auditor", "watchdog", "dockerd-client"
-};
-
 static const char *const defusers[PROC_MAX] = {
 	NULL, "_cmcpbridge", "_cmcpgw", "_cmcpaudit", "_cmcpwd", "_cmcpdocker"
 };
@@ -338,7 +334,7 @@ count		: NUMBER	{ $$ = $1; }
 
 main		: USER proc userspec optgroup {
 			if (userset[$2]) {
-				yyerror("duplicate user %s", procnames[$2]);
+				yyerror("duplicate user %s", proc_names[$2]);
 				YYABORT;
 			}
 			userset[$2] = 1;
@@ -2118,12 +2114,12 @@ conf_check_users(void)
 		userwhere[p] = eofwhere;
 		if ((pw = getpwnam(defusers[p])) == NULL) {
 			conf_error(&eofwhere, "user %s: default user \"%s\" "
-			    "not found", procnames[p], defusers[p]);
+			    "not found", proc_names[p], defusers[p]);
 			return -1;
 		}
 		if (pw->pw_uid == 0 || pw->pw_gid == 0) {
 			conf_error(&eofwhere, "user %s: default user \"%s\" "
-			    "has id 0", procnames[p], defusers[p]);
+			    "has id 0", proc_names[p], defusers[p]);
 			return -1;
 		}
 		strlcpy(u->name, defusers[p], sizeof(u->name));
@@ -2133,7 +2129,7 @@ conf_check_users(void)
 			continue;
 		if ((gr = getgrnam("docker")) == NULL || gr->gr_gid == 0) {
 			conf_error(&eofwhere, "user %s: default group "
-			    "\"docker\" not found", procnames[p]);
+			    "\"docker\" not found", proc_names[p]);
 			return -1;
 		}
 		u->has_group = 1;
@@ -2145,7 +2141,7 @@ conf_check_users(void)
 		    conf->c_users[q].uid != conf->c_users[PROC_AUDITOR].uid)
 			continue;
 		conf_error(&userwhere[PROC_AUDITOR], "user auditor: uid must "
-		    "differ from the uid of %s", procnames[q]);
+		    "differ from the uid of %s", proc_names[q]);
 		return -1;
 	}
 	return 0;

@@ -30,10 +30,6 @@ static void	print_tool(FILE *, const struct cmcp_conf *,
 static void	print_rule(FILE *, const struct cmcp_conf *,
 		    const struct conf_rule *);
 
-static const char *const procnames[PROC_MAX] = {
-	"parent", "bridge", "gateway", "auditor", "watchdog", "dockerd-client"
-};
-
 static const char *const cmpnames[] = {
 	"", "=", "!=", "<", "<=", ">", ">=", "in", "present", "absent"
 };
@@ -304,7 +300,7 @@ print_config(const struct cmcp_conf *c, FILE *fp)
 	int				 p;
 
 	for (p = PROC_BRIDGE; p < PROC_MAX; p++) {
-		fprintf(fp, "user %s ", procnames[p]);
+		fprintf(fp, "user %s ", proc_names[p]);
 		print_user(fp, &c->c_users[p]);
 		fputc('\n', fp);
 	}

@@ -40,28 +40,38 @@
 #define P_WATCHDOG	PROC_BIT(PROC_WATCHDOG)
 #define P_DOCKER	PROC_BIT(PROC_DOCKER)
 
+#ifdef CMCP_TEST
+#define P_TESTFD	P_BRIDGE	/* -X stdout: the agent's output */
+#else
+#define P_TESTFD	0
+#endif
+
 /*
  * The suite: who runs what, and who may talk to whom (DESIGN 4).  A
- * channel exists only when both ends list each other; descriptors travel
- * on it only when one end lists the other as a receiver of them: the
- * parent passes the MCP servers' pipes and the configuration to the
- * gateway, dockerd-client the attach stream to the bridge.
+ * channel exists only when both ends list each other.  Descriptors go
+ * one way only, from a process to the peers it lists as their receivers,
+ * and this table is the only place that says so: the parent passes the
+ * configuration and the MCP servers' pipes to the gateway (and, in the
+ * test build, a file for the agent's output to the bridge), dockerd-client
+ * the attach streams to the bridge (the agent's) and to the gateway (a
+ * sandbox run's).  Every other end refuses a descriptor as a protocol
+ * error.
  */
 static const struct privsep_proc procs[PROC_MAX] = {
-	[PROC_PARENT] =	{ "parent", PROC_PARENT, NULL,
+	[PROC_PARENT] =	{ PROC_PARENT, NULL,
 	    P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG | P_DOCKER,
-	    P_GATEWAY },
-	[PROC_BRIDGE] =	{ "bridge", PROC_BRIDGE, bridge_main,
+	    P_GATEWAY | P_TESTFD },
+	[PROC_BRIDGE] =	{ PROC_BRIDGE, bridge_main,
 	    P_PARENT | P_GATEWAY | P_WATCHDOG | P_DOCKER },
-	[PROC_GATEWAY] = { "gateway", PROC_GATEWAY, gw_main,
+	[PROC_GATEWAY] = { PROC_GATEWAY, gw_main,
 	    P_PARENT | P_BRIDGE | P_AUDITOR | P_DOCKER },
-	[PROC_AUDITOR] = { "auditor", PROC_AUDITOR, audit_main,
+	[PROC_AUDITOR] = { PROC_AUDITOR, audit_main,
 	    P_PARENT | P_GATEWAY | P_DOCKER },
-	[PROC_WATCHDOG] = { "watchdog", PROC_WATCHDOG, wd_main,
+	[PROC_WATCHDOG] = { PROC_WATCHDOG, wd_main,
 	    P_PARENT | P_BRIDGE | P_DOCKER },
-	[PROC_DOCKER] =	{ "dockerd-client", PROC_DOCKER, dkr_main,
+	[PROC_DOCKER] =	{ PROC_DOCKER, dkr_main,
 	    P_PARENT | P_BRIDGE | P_GATEWAY | P_AUDITOR | P_WATCHDOG,
-	    P_BRIDGE },
+	    P_BRIDGE | P_GATEWAY },
 };
 
 /*
@@ -85,6 +95,8 @@ struct proc_chan {
 
 static struct proc_chan			 proc_chans[PROC_MAX];
 static const struct privsep_proc	*proc_self;
+static const struct proc_hooks		*proc_hooks;
+static void				(*proc_parent_dispatch)(struct imsg *);
 static int				 proc_is_stopping;
 static struct event			 proc_ev_term;
 static struct event			 proc_ev_send;	/* queued, not flushed */
@@ -94,7 +106,7 @@ static int				 proc_noready;
 #endif
 
 #ifdef CMCP_TEST
-static const char *proc_probe_names[PROBE_MAX] = {
+static const char *proc_probe_names[PROBE_FD] = {
 	[PROBE_OPEN] = "open",
 	[PROBE_SOCKET] = "socket",
 	[PROBE_EXECVE] = "execve",
@@ -118,6 +130,12 @@ static void	proc_send_queued(int, short, void *);
 static void	proc_chan_handler(int, short, void *);
 static int	proc_chan_drain(struct proc_chan *);
 static void	proc_child_closed(enum cmcp_proc);
+static void	proc_dispatch_parent(struct imsg *);
+static __dead void proc_shutdown(void);
+#ifdef CMCP_TEST
+static void	proc_probe(struct imsg *);
+static void	proc_probe_fd(enum cmcp_proc, const char *);
+#endif
 static void	proc_recv_init(struct ctl_init *);
 static void	proc_log_sink(int, const char *);
 static void	proc_sig_term(int, short, void *);
@@ -128,7 +146,7 @@ proc_bytitle(const char *title)
 	int	 i;
 
 	for (i = 0; i < PROC_MAX; i++)
-		if (strcmp(procs[i].p_title, title) == 0)
+		if (strcmp(proc_names[i], title) == 0)
 			return (&procs[i]);
 	return (NULL);
 }
@@ -138,7 +156,7 @@ proc_title(enum cmcp_proc id)
 {
 	if (id >= PROC_MAX)
 		return ("unknown");
-	return (procs[id].p_title);
+	return (proc_names[id]);
 }
 
 /*
@@ -235,7 +253,7 @@ proc_exec(enum cmcp_proc id, const int *fds, int debug, int verbose)
 
 	argv[argc++] = CMCP_NAME;
 	argv[argc++] = "-P";
-	argv[argc++] = (char *)procs[id].p_title;
+	argv[argc++] = (char *)proc_names[id];
 	if (debug)
 		argv[argc++] = "-d";
 	if (verbose > 0)
@@ -244,7 +262,7 @@ proc_exec(enum cmcp_proc id, const int *fds, int debug, int verbose)
 
 	execve("/proc/self/exe", argv, envp);
  fail:
-	log_warn("cannot start %s", procs[id].p_title);
+	log_warn("cannot start %s", proc_names[id]);
 	_exit(127);
 }
 
@@ -257,7 +275,11 @@ proc_linked(enum cmcp_proc a, enum cmcp_proc b)
 	ba = (procs[b].p_peers & PROC_BIT(a)) != 0;
 	if (ab != ba)
 		fatalx("process table: %s and %s disagree on their channel",
-		    procs[a].p_title, procs[b].p_title);
+		    proc_names[a], proc_names[b]);
+	if (!ab && ((procs[a].p_fdpeers & PROC_BIT(b)) != 0 ||
+	    (procs[b].p_fdpeers & PROC_BIT(a)) != 0))
+		fatalx("process table: descriptors between %s and %s, "
+		    "which have no channel", proc_names[a], proc_names[b]);
 	return (ab);
 }
 
@@ -278,7 +300,7 @@ proc_child(const char *title, int debug, int verbose)
 	if ((p = proc_bytitle(title)) == NULL || p->p_main == NULL)
 		fatalx("unknown process %s", title);
 	proc_self = p;
-	log_procinit(p->p_title);
+	log_procinit(proc_names[p->p_id]);
 	proc_chan_init(PROC_PARENT, CHAN_FD(PROC_PARENT));
 	log_setsink(proc_log_sink);
 
@@ -291,7 +313,7 @@ proc_child(const char *title, int debug, int verbose)
 	    sigprocmask(SIG_SETMASK, &none, NULL) == -1)
 		fatal("sigprocmask");
 
-	setproctitle("%s", p->p_title);
+	setproctitle("%s", proc_names[p->p_id]);
 	proc_recv_init(&ci);
 #ifdef CMCP_TEST
 	proc_noready = ci.ci_noready;
@@ -393,13 +415,17 @@ proc_recv_sync(enum cmcp_proc peer, struct imsg *imsg, int64_t timeout_ms)
 /*
  * Child, after the privilege drop and before the sandbox: the event loop,
  * its signal events and one channel per peer of the process table, each
- * with the process's own dispatch function.
+ * with the process's own dispatch function; the parent's through
+ * proc_dispatch_parent(), with the hooks (may be NULL).
  */
 void
-proc_listen(const struct proc_handler *ph, size_t nph)
+proc_listen(const struct proc_handler *ph, size_t nph,
+    const struct proc_hooks *hooks)
 {
-	unsigned int	 seen = 0, bit;
-	size_t		 i;
+	static const struct proc_hooks	 none;
+	void				(*dispatch)(struct imsg *);
+	unsigned int			 seen = 0, bit;
+	size_t				 i;
 
 	if (event_init() == NULL)
 		fatalx("event_init failed");
@@ -416,11 +442,49 @@ proc_listen(const struct proc_handler *ph, size_t nph)
 	if (seen != proc_self->p_peers)
 		fatalx("a channel has no handler");
 
+	proc_hooks = hooks != NULL ? hooks : &none;
 	for (i = 0; i < nph; i++) {
-		if (ph[i].ph_peer != PROC_PARENT)
+		dispatch = ph[i].ph_dispatch;
+		if (ph[i].ph_peer == PROC_PARENT) {
+			proc_parent_dispatch = dispatch;
+			dispatch = proc_dispatch_parent;
+		} else
 			proc_chan_init(ph[i].ph_peer, CHAN_FD(ph[i].ph_peer));
-		proc_chan_listen(ph[i].ph_peer, ph[i].ph_dispatch,
-		    proc_child_closed);
+		proc_chan_listen(ph[i].ph_peer, dispatch, proc_child_closed);
+	}
+}
+
+/*
+ * Child: what the parent says to every child, then the process's own
+ * messages.  Stopping is recorded before the hook runs, so a channel the
+ * hook's work closes is already an expected end.
+ */
+static void
+proc_dispatch_parent(struct imsg *imsg)
+{
+	switch (imsg_get_type(imsg)) {
+	case IMSG_CTL_START:
+		log_debug("started");
+		if (proc_hooks->ph_start != NULL)
+			proc_hooks->ph_start();
+		break;
+	case IMSG_CTL_STOPPING:
+		proc_stopping();
+		if (proc_hooks->ph_stopping != NULL)
+			proc_hooks->ph_stopping();
+		break;
+	case IMSG_CTL_SHUTDOWN:
+		if (proc_hooks->ph_shutdown != NULL)
+			proc_hooks->ph_shutdown();
+		proc_shutdown();
+		/* NOTREACHED */
+#ifdef CMCP_TEST
+	case IMSG_CTL_PROBE:
+		proc_probe(imsg);
+		break;
+#endif
+	default:
+		proc_parent_dispatch(imsg);
 	}
 }
 
@@ -450,7 +514,7 @@ proc_stopping(void)
 	proc_is_stopping = 1;
 }
 
-void
+static void
 proc_shutdown(void)
 {
 	log_debug("shutting down");
@@ -527,9 +591,10 @@ proc_chan_init(enum cmcp_proc peer, int fd)
 		fatal("channel %s", proc_title(peer));
 	/* Before the first read: a descriptor may come with it. */
 	self = proc_self != NULL ? proc_self : &procs[PROC_PARENT];
-	if ((self->p_fdpeers & PROC_BIT(peer)) != 0 ||
-	    (procs[peer].p_fdpeers & PROC_BIT(self->p_id)) != 0)
-		imsgbuf_allow_fdpass(&pc->pc_ibuf);
+	if ((self->p_fdpeers & PROC_BIT(peer)) != 0)
+		imsgbuf_allow_fdsend(&pc->pc_ibuf);
+	if ((procs[peer].p_fdpeers & PROC_BIT(self->p_id)) != 0)
+		imsgbuf_allow_fdrecv(&pc->pc_ibuf);
 	pc->pc_open = 1;
 }
 
@@ -628,17 +693,6 @@ proc_compose_msg(enum cmcp_proc peer, uint32_t type, uint32_t id, int fd,
 		fatal("channel %s: compose", proc_title(peer));
 	if (pc->pc_dispatch != NULL)
 		proc_send_later();
-}
-
-/* Descriptors may travel on this channel; both ends must say so. */
-void
-proc_chan_fdpass(enum cmcp_proc peer)
-{
-	struct proc_chan	*pc = &proc_chans[peer];
-
-	if (!pc->pc_open)
-		fatalx("channel %s: not open", proc_title(peer));
-	imsgbuf_allow_fdpass(&pc->pc_ibuf);
 }
 
 /*
@@ -792,17 +846,29 @@ proc_chan_drain(struct proc_chan *pc)
 const char *
 proc_probe_name(int attempt)
 {
+	static char	 names[PROC_MAX][32];
+	enum cmcp_proc	 peer;
+
 	if (attempt < 0 || attempt >= PROBE_MAX)
 		return (NULL);
-	return (proc_probe_names[attempt]);
+	if (attempt < PROBE_FD)
+		return (proc_probe_names[attempt]);
+	peer = attempt - PROBE_FD;
+	(void)snprintf(names[peer], sizeof(names[peer]), "fd-%s",
+	    proc_title(peer));
+	return (names[peer]);
 }
 
 int
 proc_probe_byname(const char *name)
 {
-	int	 i;
+	const struct privsep_proc	*p;
+	int				 i;
 
-	for (i = 0; i < PROBE_MAX; i++)
+	if (strncmp(name, "fd-", 3) == 0)
+		return ((p = proc_bytitle(name + 3)) == NULL ? -1 :
+		    PROBE_FD + (int)p->p_id);
+	for (i = 0; i < PROBE_FD; i++)
 		if (strcmp(proc_probe_names[i], name) == 0)
 			return (i);
 	return (-1);
@@ -812,7 +878,7 @@ proc_probe_byname(const char *name)
  * Test build: try one thing the sandbox forbids and say what happened.
  * Under the filter, a killing rule ends the process right here.
  */
-void
+static void
 proc_probe(struct imsg *imsg)
 {
 	struct ctl_probe	 cp;
@@ -834,6 +900,10 @@ proc_probe_run(int attempt, pid_t sibling)
 
 	if ((name = proc_probe_name(attempt)) == NULL)
 		fatalx("bad probe");
+	if (attempt >= PROBE_FD) {
+		proc_probe_fd(attempt - PROBE_FD, name);
+		return;
+	}
 	errno = 0;
 	switch (attempt) {
 	case PROBE_OPEN:
@@ -869,5 +939,31 @@ proc_probe_run(int attempt, pid_t sibling)
 		log_info("probe %s: denied errno %s", name, ename);
 	} else
 		log_info("probe %s: allowed", name);
+}
+
+/*
+ * Test build: a descriptor on the channel to peer, whatever the table
+ * says, as a process that ignores its own side of it would send one.
+ * The message is a log line that says so, in case the peer takes it.
+ * The descriptor is our standard input (/dev/null), which no child reads.
+ */
+static void
+proc_probe_fd(enum cmcp_proc peer, const char *name)
+{
+	struct proc_chan	*pc = &proc_chans[peer];
+	struct ctl_log		 cl;
+
+	if ((proc_self->p_peers & PROC_BIT(peer)) == 0 || !pc->pc_open) {
+		log_info("probe %s: no channel", name);
+		return;
+	}
+	memset(&cl, 0, sizeof(cl));
+	cl.cl_pri = LOG_INFO;
+	(void)snprintf(cl.cl_msg, sizeof(cl.cl_msg),
+	    "probe %s: descriptor taken", name);
+	imsgbuf_allow_fdsend(&pc->pc_ibuf);
+	proc_compose_fd(peer, IMSG_CTL_LOG, STDIN_FILENO, &cl, sizeof(cl));
+	proc_flush(peer);
+	log_info("probe %s: sent", name);
 }
 #endif

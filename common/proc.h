@@ -14,17 +14,27 @@
 #define PROC_BIT(id)	(1U << (id))
 
 struct privsep_proc {
-	const char	*p_title;
 	enum cmcp_proc	 p_id;
 	__dead void	(*p_main)(const struct ctl_init *);
 	unsigned int	 p_peers;	/* PROC_BIT() of each peer */
-	unsigned int	 p_fdpeers;	/* peers it sends descriptors to */
+	unsigned int	 p_fdpeers;	/* the peers it sends descriptors to */
 };
 
-/* A child's handler for the messages arriving on one channel. */
+/*
+ * A child's handler for the messages arriving on one channel.  On the
+ * parent's, the machinery takes the messages every child gets (start,
+ * stopping, shutdown, probe) and passes on only the process's own.
+ */
 struct proc_handler {
 	enum cmcp_proc	 ph_peer;
 	void		(*ph_dispatch)(struct imsg *);
+};
+
+/* What a child does at the parent's word, where it has something to. */
+struct proc_hooks {
+	void		(*ph_start)(void);	/* every child is ready */
+	void		(*ph_stopping)(void);	/* orderly shutdown begun */
+	void		(*ph_shutdown)(void);	/* last work before exit */
 };
 
 __BEGIN_DECLS
@@ -44,19 +54,17 @@ void		 proc_compose_fd(enum cmcp_proc, uint32_t, int, const void *,
 		    size_t);
 void		 proc_compose_id(enum cmcp_proc, uint32_t, uint32_t,
 		    const void *, size_t);
-void		 proc_chan_fdpass(enum cmcp_proc);
 void		 proc_flush(enum cmcp_proc);
 __dead void	 proc_unexpected(enum cmcp_proc, struct imsg *);
-void		 proc_listen(const struct proc_handler *, size_t);
+void		 proc_listen(const struct proc_handler *, size_t,
+		    const struct proc_hooks *);
 void		 proc_recv_early(uint32_t, struct imsg *);
 int		 proc_recv_sync(enum cmcp_proc, struct imsg *, int64_t);
 void		 proc_ready(void);
 void		 proc_stopping(void);
-__dead void	 proc_shutdown(void);
 #ifdef CMCP_TEST
 const char	*proc_probe_name(int);
 int		 proc_probe_byname(const char *);
-void		 proc_probe(struct imsg *);
 void		 proc_probe_run(int, pid_t);
 #endif
 

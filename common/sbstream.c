@@ -15,17 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmcp.h"
 #include "mstime.h"
 #include "sbstream.h"
 
-#define SB_FRAME_HEAD		8	/* type, 0 0 0, 32-bit size */
-#define SB_STREAM_STDOUT	1
-#define SB_STREAM_STDERR	2
-#define SB_READ_BYTES		(16 * 1024)
+#define SB_READ_BYTES		(16 * 1024)	/* one read of the stream */
 
 /* The demultiplexer of the attach stream. */
 struct sb_demux {
-	unsigned char	 head[SB_FRAME_HEAD];
+	unsigned char	 head[STREAM_HEADER_BYTES];
 	size_t		 headlen;
 	size_t		 left;		/* of the current frame's payload */
 	int		 stream;
@@ -166,18 +164,18 @@ sb_demux(struct sb_demux *d, const char *p, size_t n, struct sb_output *o,
 
 	while (n > 0) {
 		if (d->left == 0) {
-			take = SB_FRAME_HEAD - d->headlen;
+			take = STREAM_HEADER_BYTES - d->headlen;
 			if (take > n)
 				take = n;
 			memcpy(d->head + d->headlen, p, take);
 			d->headlen += take;
 			p += take;
 			n -= take;
-			if (d->headlen < SB_FRAME_HEAD)
+			if (d->headlen < STREAM_HEADER_BYTES)
 				break;
 			d->headlen = 0;
-			if ((h[0] != SB_STREAM_STDOUT &&
-			    h[0] != SB_STREAM_STDERR) ||
+			if ((h[0] != STREAM_STDOUT &&
+			    h[0] != STREAM_STDERR) ||
 			    h[1] != 0 || h[2] != 0 || h[3] != 0) {
 				*end = SB_BROKEN;
 				return (-1);
@@ -188,7 +186,7 @@ sb_demux(struct sb_demux *d, const char *p, size_t n, struct sb_output *o,
 			continue;
 		}
 		take = d->left < n ? d->left : n;
-		if (d->stream == SB_STREAM_STDOUT) {
+		if (d->stream == STREAM_STDOUT) {
 			if (take > o->outmax - o->outlen) {
 				/* The first byte over the bound ends it. */
 				o->stdout_bytes += o->outmax - o->outlen + 1;

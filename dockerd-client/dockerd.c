@@ -37,11 +37,6 @@
 
 /* After the end of the stream, the container is about to exit. */
 #define DKR_WAIT_EXITED_MS	2000
-/* Bounds on the watchdog's numbers as the parent passes them. */
-#define DKR_STOP_TRIES_MAX	10
-#define DKR_STOP_TIMEOUT_MAX_MS	300000
-/* Above the parent's longest wait: 16 servers, two 1m handshakes each. */
-#define DKR_START_WAIT_MAX_MS	(40 * 60 * 1000)
 #define DKR_SOCKET_DEFAULT	"/docker.sock"
 #define DKR_REAP_TRIES		10	/* removal checks of one leftover */
 #define DKR_REAP_WAIT_MS	100	/* between them */
@@ -116,6 +111,9 @@ static void	dkr_dispatch_parent(struct imsg *);
 static void	dkr_dispatch_bridge(struct imsg *);
 static void	dkr_dispatch_gateway(struct imsg *);
 static void	dkr_dispatch_watchdog(struct imsg *);
+static void	dkr_ctl_start(void);
+static void	dkr_stopping(void);
+static void	dkr_shutdown(void);
 static void	dkr_session_begin(struct imsg *);
 static void	dkr_sb_tool(struct imsg *);
 static void	dkr_sb_run(struct imsg *);
@@ -188,6 +186,12 @@ static const struct proc_handler dkr_handlers[] = {
 	{ PROC_WATCHDOG,	dkr_dispatch_watchdog },
 };
 
+static const struct proc_hooks dkr_hooks = {
+	.ph_start = dkr_ctl_start,
+	.ph_stopping = dkr_stopping,
+	.ph_shutdown = dkr_shutdown,
+};
+
 void
 dkr_main(const struct ctl_init *ci)
 {
@@ -200,11 +204,9 @@ dkr_main(const struct ctl_init *ci)
 	if (dkr_client_init(&dkr.client, DKR_SOCKET_DEFAULT) == -1)
 		fatalx("%s", dkr.client.err);
 	priv_drop(PROC_DOCKER, ci);
-	proc_listen(dkr_handlers, nitems(dkr_handlers));
+	proc_listen(dkr_handlers, nitems(dkr_handlers), &dkr_hooks);
 	evtimer_set(&dkr.ev_go, dkr_go_late, NULL);
 	auditc_init(dkr_audit_failed, NULL);
-	proc_chan_fdpass(PROC_BRIDGE);
-	proc_chan_fdpass(PROC_GATEWAY);
 	if (atexit(dkr_atexit) != 0)
 		fatalx("atexit failed");
 	sandbox_apply(ci, dkr_sandbox, nitems(dkr_sandbox));
@@ -218,26 +220,6 @@ static void
 dkr_dispatch_parent(struct imsg *imsg)
 {
 	switch (imsg_get_type(imsg)) {
-	case IMSG_CTL_START:
-		log_debug("started");
-		dkr.go = 1;
-		if (dkr.phase == DKR_ATTACHED) {
-			if (evtimer_pending(&dkr.ev_go, NULL) &&
-			    evtimer_del(&dkr.ev_go) == -1)
-				fatalx("evtimer_del failed");
-			dkr_session_start();
-		}
-		break;
-	case IMSG_CTL_STOPPING:
-		proc_stopping();
-		dkr_session_end(OUTCOME_SIGNAL);
-		break;
-	case IMSG_CTL_SHUTDOWN:
-		dkr_session_end(OUTCOME_SIGNAL);
-		/* No more waiting for acks: the parent is stopping us. */
-		dkr_reported(NULL, NULL);
-		proc_shutdown();
-		/* NOTREACHED */
 	case IMSG_SESSION_DOCKER:
 		dkr_session_begin(imsg);
 		break;
@@ -250,14 +232,36 @@ dkr_dispatch_parent(struct imsg *imsg)
 	case IMSG_SESSION_STOP:
 		dkr_session_end(OUTCOME_SIGNAL);
 		break;
-#ifdef CMCP_TEST
-	case IMSG_CTL_PROBE:
-		proc_probe(imsg);
-		break;
-#endif
 	default:
 		proc_unexpected(PROC_PARENT, imsg);
 	}
+}
+
+/* Every child is ready: the container starts once it is attached. */
+static void
+dkr_ctl_start(void)
+{
+	dkr.go = 1;
+	if (dkr.phase == DKR_ATTACHED) {
+		if (evtimer_pending(&dkr.ev_go, NULL) &&
+		    evtimer_del(&dkr.ev_go) == -1)
+			fatalx("evtimer_del failed");
+		dkr_session_start();
+	}
+}
+
+static void
+dkr_stopping(void)
+{
+	dkr_session_end(OUTCOME_SIGNAL);
+}
+
+static void
+dkr_shutdown(void)
+{
+	dkr_session_end(OUTCOME_SIGNAL);
+	/* No more waiting for acks: the parent is stopping us. */
+	dkr_reported(NULL, NULL);
 }
 
 /* "Stop my session": the bridge saw the end, a limit or its deadline. */

@@ -51,7 +51,6 @@
 #include "auditclient.h"
 #include "auditrec.h"
 #include "config.h"
-#include "frame.h"
 #include "json.h"
 #include "log.h"
 #include "mcp.h"
@@ -62,11 +61,9 @@
 #include "sbcall.h"
 #include "sha256.h"
 
-/* The reply line around a result: {"ok":true,"result": ... } */
 /* Added to an MCP error: the client is dead (gw_mcp_exchange). */
 #define GW_MCP_DEAD		0x100
 _Static_assert(MCP_E_MAX < GW_MCP_DEAD, "an error code takes the bit");
-#define GW_REPLY_WRAP_BYTES	(sizeof("{\"ok\":true,\"result\":}") - 1)
 
 struct gw_upstream {
 	const struct conf_server *u_srv;
@@ -181,9 +178,9 @@ static void	gw_sandbox_call(const struct gw_decision *, const char *,
 		    size_t);
 static int	gw_sandbox_input(const struct gw_decision *, size_t *);
 static uint32_t	gw_tool_index(const struct conf_tool *);
-static void	gw_reply(enum gw_verdict, enum bridge_reply_code,
+static void	gw_reply(enum gw_verdict, enum reply_code,
 		    const char *, const char *, size_t);
-static enum bridge_reply_code gw_deny_code(enum gw_reason);
+static enum reply_code gw_deny_code(enum gw_reason);
 static struct gw_upstream *gw_upstream(const struct conf_server *);
 static const char *gw_mcp_reason(enum mcp_error);
 
@@ -222,9 +219,7 @@ gw_main(const struct ctl_init *ci)
 	/* Still root and outside the chroot: /proc is there to parse. */
 	gw_servers_recv(gw_config_recv());
 	priv_drop(PROC_GATEWAY, ci);
-	proc_listen(gw_handlers, nitems(gw_handlers));
-	/* Sandbox runs: dockerd-client passes their attach streams. */
-	proc_chan_fdpass(PROC_DOCKER);
+	proc_listen(gw_handlers, nitems(gw_handlers), NULL);
 	auditc_init(gw_audit_failed, NULL);
 #ifdef CMCP_TEST
 	gw.noauditwait = ci->ci_noauditwait;
@@ -269,8 +264,8 @@ gw_config_recv(void)
 		fatalx("configuration unusable for decisions");
 
 	/* The largest result that still fits a reply line. */
-	gw.resultsz = gw.conf->c_agent.frame_bytes - GW_REPLY_WRAP_BYTES;
-	if (gw.conf->c_agent.frame_bytes <= GW_REPLY_WRAP_BYTES ||
+	gw.resultsz = gw.conf->c_agent.frame_bytes - AGENT_REPLY_WRAP_BYTES;
+	if (gw.conf->c_agent.frame_bytes <= AGENT_REPLY_WRAP_BYTES ||
 	    gw.conf->c_agent.frame_bytes > AGENT_FRAME_BYTES)
 		fatalx("configuration: bad frame bound");
 	if ((gw.result = malloc(gw.resultsz)) == NULL ||
@@ -341,15 +336,6 @@ static void
 gw_dispatch_parent(struct imsg *imsg)
 {
 	switch (imsg_get_type(imsg)) {
-	case IMSG_CTL_START:
-		log_debug("started");
-		break;
-	case IMSG_CTL_STOPPING:
-		proc_stopping();
-		break;
-	case IMSG_CTL_SHUTDOWN:
-		proc_shutdown();
-		/* NOTREACHED */
 	case IMSG_GW_SESSION:
 		gw_session(imsg);
 		break;
@@ -365,11 +351,6 @@ gw_dispatch_parent(struct imsg *imsg)
 	case IMSG_GW_STATUS:
 		gw_status(imsg);
 		break;
-#ifdef CMCP_TEST
-	case IMSG_CTL_PROBE:
-		proc_probe(imsg);
-		break;
-#endif
 	default:
 		proc_unexpected(PROC_PARENT, imsg);
 	}
@@ -1193,7 +1174,7 @@ gw_tool_index(const struct conf_tool *t)
 }
 
 static void
-gw_reply(enum gw_verdict verdict, enum bridge_reply_code code,
+gw_reply(enum gw_verdict verdict, enum reply_code code,
     const char *reason, const char *result, size_t len)
 {
 	struct gw_reply	*gp = gw.reply;
@@ -1215,7 +1196,7 @@ gw_reply(enum gw_verdict verdict, enum bridge_reply_code code,
 }
 
 /* The agent learns the kind of refusal, never the rule. */
-static enum bridge_reply_code
+static enum reply_code
 gw_deny_code(enum gw_reason r)
 {
 	switch (r) {

@@ -145,8 +145,6 @@ static const struct {
 #define PARENT_BRIDGE_WAIT_MS	1000
 /* A server's grace between end of file on its stdin and SIGKILL. */
 #define PARENT_SERVER_CLOSE_MS	1000
-/* Around the payload in the initial frame: {"payload": ... } */
-#define PARENT_PAYLOAD_WRAP_BYTES	(sizeof("{\"payload\":}") - 1)
 
 /* An approved MCP server, spawned by the parent (mcpserver.h). */
 struct parent_server {
@@ -583,9 +581,6 @@ parent_run(const char *conffile, int debug, int verbose)
 		if (i == PROC_GATEWAY)
 			parent_gw_send(conf);
 	}
-#ifdef CMCP_TEST
-	proc_chan_fdpass(PROC_BRIDGE);
-#endif
 	/*
 	 * The session's parameters go out with the children's: dockerd-client
 	 * admits and creates the container while the others start, and
@@ -878,7 +873,7 @@ parent_child_ready(enum cmcp_proc id)
 	parent_state = PARENT_RUNNING;
 	log_info("all children ready");
 #ifdef CMCP_TEST
-	/* Only once the bridge is in its loop does it accept descriptors. */
+	/* The bridge takes it in its loop, before its session starts. */
 	if (parent_test.stdout_fd != -1) {
 		proc_compose_fd(PROC_BRIDGE, IMSG_TEST_STDOUT,
 		    parent_test.stdout_fd, NULL, 0);
@@ -1442,7 +1437,7 @@ parent_session_wait(int fd, short event, void *arg)
 		return;
 	log_warnx("session %s: %s did not report in time",
 	    parent_sess.sd.sd_session,
-	    parent_sess.have_docker ? "bridge" : "dockerd-client");
+	    proc_title(parent_sess.have_docker ? PROC_BRIDGE : PROC_DOCKER));
 	parent_session_finish();
 }
 
@@ -1671,10 +1666,10 @@ parent_payload_read(const struct cmcp_conf *conf)
 	ssize_t			 n;
 	int			 fd;
 
-	if (conf->c_agent.frame_bytes <= PARENT_PAYLOAD_WRAP_BYTES ||
+	if (conf->c_agent.frame_bytes <= AGENT_PAYLOAD_WRAP_BYTES ||
 	    conf->c_agent.frame_bytes > AGENT_FRAME_BYTES)
 		fatalx("agent frame bound out of range");
-	max = conf->c_agent.frame_bytes - PARENT_PAYLOAD_WRAP_BYTES;
+	max = conf->c_agent.frame_bytes - AGENT_PAYLOAD_WRAP_BYTES;
 	if (path == NULL) {
 		path = "(none)";
 		len = strlcpy(raw, "{}", sizeof(raw));

@@ -37,6 +37,7 @@ static struct wd_lease	 wd;
 static void	wd_dispatch_parent(struct imsg *);
 static void	wd_dispatch_bridge(struct imsg *);
 static void	wd_dispatch_docker(struct imsg *);
+static void	wd_stopping(void);
 static void	wd_session(struct imsg *);
 static void	wd_pulse(struct imsg *);
 static void	wd_lease_renew(void);
@@ -63,6 +64,10 @@ static const struct proc_handler wd_handlers[] = {
 	{ PROC_DOCKER,	wd_dispatch_docker },
 };
 
+static const struct proc_hooks wd_hooks = {
+	.ph_stopping = wd_stopping,
+};
+
 void
 wd_main(const struct ctl_init *ci)
 {
@@ -73,7 +78,7 @@ wd_main(const struct ctl_init *ci)
 	if (setsid() == -1)
 		fatal("setsid");
 	priv_drop(PROC_WATCHDOG, ci);
-	proc_listen(wd_handlers, nitems(wd_handlers));
+	proc_listen(wd_handlers, nitems(wd_handlers), &wd_hooks);
 	evtimer_set(&wd.ev_lease, wd_lease_expired, NULL);
 	/*
 	 * A peer's channel closing, the parent's included, ends this process
@@ -92,31 +97,22 @@ static void
 wd_dispatch_parent(struct imsg *imsg)
 {
 	switch (imsg_get_type(imsg)) {
-	case IMSG_CTL_START:
-		log_debug("started");
-		break;
-	case IMSG_CTL_STOPPING:
-		/* The session is over and accounted for: no more lease. */
-		wd.stopping = 1;
-		if (evtimer_initialized(&wd.ev_lease) &&
-		    evtimer_del(&wd.ev_lease) == -1)
-			fatalx("evtimer_del failed");
-		proc_stopping();
-		break;
-	case IMSG_CTL_SHUTDOWN:
-		proc_shutdown();
-		/* NOTREACHED */
 	case IMSG_SESSION_WATCHDOG:
 		wd_session(imsg);
 		break;
-#ifdef CMCP_TEST
-	case IMSG_CTL_PROBE:
-		proc_probe(imsg);
-		break;
-#endif
 	default:
 		proc_unexpected(PROC_PARENT, imsg);
 	}
+}
+
+/* The session is over and accounted for: no more lease. */
+static void
+wd_stopping(void)
+{
+	wd.stopping = 1;
+	if (evtimer_initialized(&wd.ev_lease) &&
+	    evtimer_del(&wd.ev_lease) == -1)
+		fatalx("evtimer_del failed");
 }
 
 static void

@@ -784,7 +784,7 @@ ATF_TC_WITHOUT_HEAD(reply_errors_use_the_fixed_vocabulary);
 ATF_TC_BODY(reply_errors_use_the_fixed_vocabulary, tc)
 {
 	static const struct {
-		enum bridge_reply_code	 code;
+		enum reply_code	 code;
 		const char		*line;
 	} cases[] = {
 		{ REPLY_DENIED, "{\"ok\":false,\"error\":\"denied\"}\n" },

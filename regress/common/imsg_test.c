@@ -582,26 +582,57 @@ ATF_TC_BODY(several_fds_in_one_message_fail_eproto, tc)
 	}
 }
 
+/*
+ * from composes no descriptor, and one sent anyway on the raw socket s
+ * of from's end is refused by to; the descriptor is closed both times.
+ */
+static void
+fd_refused(struct imsgbuf *from, int s, struct imsgbuf *to)
+{
+	unsigned char	 buf[64];
+	int		 p[2], before;
+
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE_ERRNO(EINVAL, imsg_compose(from, TEST_TYPE, 0, 0, p[1],
+	    NULL, 0) == -1);
+	ATF_REQUIRE(!fd_is_open(p[1]));
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(from), 0);
+
+	before = count_fds();
+	send_raw(s, buf, raw_msg(buf, IMSG_FD_MARK | IMSG_HEADER_SIZE,
+	    NULL, 0), &p[0], 1);
+	ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(to) == -1);
+	ATF_REQUIRE_EQ(count_fds(), before);
+	close(p[0]);
+}
+
 ATF_TC_WITHOUT_HEAD(fd_refused_without_fdpass);
 ATF_TC_BODY(fd_refused_without_fdpass, tc)
 {
 	struct imsgbuf	 a, b;
-	unsigned char	 buf[64];
-	int		 s[2], p[2], before;
+	int		 s[2];
 
 	init_pair(&a, &b, s, 0);
-	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
-	ATF_REQUIRE_ERRNO(EINVAL, imsg_compose(&a, TEST_TYPE, 0, 0, p[1],
-	    NULL, 0) == -1);
-	ATF_REQUIRE(!fd_is_open(p[1]));
-	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	fd_refused(&a, s[0], &b);
+	close_pair(&a, &b, s);
+}
 
-	before = count_fds();
-	send_raw(s[0], buf, raw_msg(buf, IMSG_FD_MARK | IMSG_HEADER_SIZE,
-	    NULL, 0), &p[0], 1);
-	ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(&b) == -1);
-	ATF_REQUIRE_EQ(count_fds(), before);
-	close(p[0]);
+/*
+ * One way only, as the process table has it: the end that sends takes no
+ * descriptor in, the end that receives sends none out (as a compromised
+ * process would try, on the raw socket).
+ */
+ATF_TC_WITHOUT_HEAD(fd_one_way_refused_the_other_way);
+ATF_TC_BODY(fd_one_way_refused_the_other_way, tc)
+{
+	struct imsgbuf	 a, b;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	imsgbuf_allow_fdsend(&a);
+	imsgbuf_allow_fdrecv(&b);
+	pass_pipe(&a, &b);
+	fd_refused(&b, s[1], &a);
 	close_pair(&a, &b, s);
 }
 
@@ -816,6 +847,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, truncated_control_data_fails_eproto);
 	ATF_TP_ADD_TC(tp, several_fds_in_one_message_fail_eproto);
 	ATF_TP_ADD_TC(tp, fd_refused_without_fdpass);
+	ATF_TP_ADD_TC(tp, fd_one_way_refused_the_other_way);
 	ATF_TP_ADD_TC(tp, eof_mid_message_fails_econnreset);
 	ATF_TP_ADD_TC(tp, clean_eof_returns_zero);
 	ATF_TP_ADD_TC(tp, write_to_closed_peer_fails_epipe_without_signal);

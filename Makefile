@@ -65,12 +65,10 @@ SRCS+=		dockerd-client/dockerd.c dockerd-client/dkr_api.c \
 		dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
 
 # What a directory's sources take from outside common/: the parent reads
-# the audit store (the audit commands), the gateway the bridge's reply
-# codes, dockerd-client the engine's JSON and HTTP.  The object rules
-# below add CPPFLAGS.<directory of the source>.
+# the audit store (the audit commands), dockerd-client the engine's JSON
+# and HTTP.  The object rules below add CPPFLAGS.<directory of the source>.
 CPPFLAGS.auditor=	$(SQLITE_CFLAGS)
 CPPFLAGS.parent=	-Iauditor $(SQLITE_CFLAGS)
-CPPFLAGS.gateway=	-Ibridge
 CPPFLAGS.dockerd-client= $(CJSON_CFLAGS) $(CURL_CFLAGS)
 # libcurl dockerd-client loads itself (dkr_curl.c), so it is not linked.
 SUITE_LIBS=	$(SQLITE_LIBS) $(CJSON_LIBS) -lm

@@ -32,6 +32,8 @@ int		 audit_append(struct audit *, struct audit_record *);
 int		 audit_append_batch(struct audit *, struct audit_record *,
 		    size_t);
 void		 audit_tip(const struct audit *, struct audit_tip *);
+uint64_t	 audit_durable(const struct audit *);
+int		 audit_sync(struct audit *);
 
 int		 audit_verify(const char *, const struct audit_tip *,
 		    uint64_t *, uint64_t *);

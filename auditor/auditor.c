@@ -9,10 +9,13 @@
  * not pass closes that sender's channel, which ends the suite.  Whatever
  * arrived in one turn of the event loop is committed in one transaction
  * (group commit), and only then is each record acknowledged to its
- * sender: a sender that waits for the ack acts on what is on stable
- * storage ("audit before act").  If the database fails, the auditor exits
- * non-zero and the suite ends.  Nothing of a record is ever logged, only
- * counts.
+ * sender.  A transaction that holds a record authorizing an act is
+ * synced before any of its acks, which say so (aa_synced): a sender that
+ * waits for that ack acts on what is on stable storage ("audit before
+ * act").  One of descriptive records only is acked unsynced; it becomes
+ * durable with the next synced commit, or at shutdown (auditdb.c,
+ * DURABILITY).  If the database fails, the auditor exits non-zero and the
+ * suite ends.  Nothing of a record is ever logged, only counts.
  */
 
 #include <sys/types.h>
@@ -52,6 +55,7 @@ static struct audit_sender	 audit_senders[AUDIT_QUEUE_MAX];
 static size_t			 audit_nqueued;
 static struct event		 audit_ev_commit;
 static uint64_t			 audit_nrecords, audit_ncommits;
+static uint64_t			 audit_nsynced;
 
 static void	audit_dispatch_parent(struct imsg *);
 static void	audit_dispatch_gateway(struct imsg *);
@@ -140,12 +144,20 @@ audit_dispatch_parent(struct imsg *imsg)
 static void
 audit_shutdown(void)
 {
+	/*
+	 * The last in the stop order: commit what came, make it all durable
+	 * (the session's end was, unless the session ended before it could
+	 * be recorded), then close.
+	 */
 	audit_commit();
+	if (audit_sync(audit_db) == -1)
+		fatalx("audit database failed to sync");
 	audit_flush_acks();
 	audit_close(audit_db);
-	log_debug("%llu record(s) in %llu commit(s)",
+	log_debug("%llu record(s) in %llu commit(s), %llu synced",
 	    (unsigned long long)audit_nrecords,
-	    (unsigned long long)audit_ncommits);
+	    (unsigned long long)audit_ncommits,
+	    (unsigned long long)audit_nsynced);
 }
 
 static void
@@ -264,12 +276,17 @@ audit_commit_cb(int fd, short event, void *arg)
 	audit_commit();
 }
 
-/* Append the queue as one durable batch, then acknowledge each record. */
+/*
+ * Append the queue as one batch, synced if it holds a record that
+ * authorizes an act, then acknowledge each record, saying whether it is
+ * on stable storage.
+ */
 static void
 audit_commit(void)
 {
 	struct audit_ack	 aa;
 	struct audit_sender	*as;
+	uint64_t		 durable;
 	size_t			 i;
 
 	if (audit_nqueued == 0)
@@ -279,6 +296,7 @@ audit_commit(void)
 	if (audit_append_batch(audit_db, audit_queue, audit_nqueued) == -1)
 		fatalx("audit database failed, %zu record(s) not committed",
 		    audit_nqueued);
+	durable = audit_durable(audit_db);
 	for (i = 0; i < audit_nqueued; i++) {
 		as = &audit_senders[i];
 		if (!proc_chan_isopen(as->as_peer))
@@ -286,13 +304,18 @@ audit_commit(void)
 		memset(&aa, 0, sizeof(aa));
 		aa.aa_seq = audit_queue[i].ar_seq;
 		memcpy(aa.aa_hash, audit_queue[i].ar_hash, sizeof(aa.aa_hash));
-		aa.aa_synced = 1;	/* every commit is synced */
+		aa.aa_synced = aa.aa_seq <= durable;
 		proc_compose_id(as->as_peer, IMSG_AUDIT_ACK, as->as_id, &aa,
 		    sizeof(aa));
 	}
 	audit_nrecords += audit_nqueued;
 	audit_ncommits++;
-	log_debug("committed %zu record(s)", audit_nqueued);
+	if (audit_queue[audit_nqueued - 1].ar_seq <= durable)
+		audit_nsynced++;
+	log_debug("committed %zu record(s) to seq %llu, %s", audit_nqueued,
+	    (unsigned long long)audit_queue[audit_nqueued - 1].ar_seq,
+	    audit_queue[audit_nqueued - 1].ar_seq <= durable ? "synced" :
+	    "not synced");
 	audit_nqueued = 0;
 }
 

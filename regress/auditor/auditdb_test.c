@@ -3,7 +3,10 @@
  * done with the sqlite3 command line (which is what an intruder with the
  * file has) is reported at the documented sequence number; the triggers
  * refuse UPDATE and DELETE; a reopened store continues its chain; records
- * with oversize or foreign names are refused.
+ * with oversize or foreign names are refused.  Durability: the syncs
+ * SQLite asks of the -wal file, counted by a VFS that passes every call
+ * on to the default one, follow what the records of a commit authorize;
+ * a killed process loses nothing; the -wal reuses its blocks.
  */
 
 #include <sys/types.h>
@@ -14,6 +17,7 @@
 #include <atf-c.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +194,200 @@ static void
 setup(void)
 {
 	log_init(LOG_TO_STDERR, 0, 0);
+}
+
+/*
+ * The counting VFS: every call goes to the default VFS; of the -wal
+ * file it counts the syncs, and the writes not yet covered by one.
+ */
+struct cnt_file {
+	sqlite3_file	 cf_base;
+	int		 cf_wal;
+	sqlite3_file	*cf_real;	/* follows this struct */
+};
+
+static sqlite3_vfs	*cnt_real;
+static int		 cnt_wal_syncs, cnt_wal_unsynced;
+
+#define CNT_REAL(f)	(((struct cnt_file *)(f))->cf_real)
+
+static int
+cnt_close(sqlite3_file *f)
+{
+	return (CNT_REAL(f)->pMethods->xClose(CNT_REAL(f)));
+}
+
+static int
+cnt_read(sqlite3_file *f, void *buf, int n, sqlite3_int64 off)
+{
+	return (CNT_REAL(f)->pMethods->xRead(CNT_REAL(f), buf, n, off));
+}
+
+static int
+cnt_write(sqlite3_file *f, const void *buf, int n, sqlite3_int64 off)
+{
+	if (((struct cnt_file *)f)->cf_wal)
+		cnt_wal_unsynced++;
+	return (CNT_REAL(f)->pMethods->xWrite(CNT_REAL(f), buf, n, off));
+}
+
+static int
+cnt_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+	return (CNT_REAL(f)->pMethods->xTruncate(CNT_REAL(f), size));
+}
+
+static int
+cnt_sync(sqlite3_file *f, int flags)
+{
+	if (((struct cnt_file *)f)->cf_wal) {
+		cnt_wal_syncs++;
+		cnt_wal_unsynced = 0;
+	}
+	return (CNT_REAL(f)->pMethods->xSync(CNT_REAL(f), flags));
+}
+
+static int
+cnt_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	return (CNT_REAL(f)->pMethods->xFileSize(CNT_REAL(f), size));
+}
+
+static int
+cnt_lock(sqlite3_file *f, int l)
+{
+	return (CNT_REAL(f)->pMethods->xLock(CNT_REAL(f), l));
+}
+
+static int
+cnt_unlock(sqlite3_file *f, int l)
+{
+	return (CNT_REAL(f)->pMethods->xUnlock(CNT_REAL(f), l));
+}
+
+static int
+cnt_reserved(sqlite3_file *f, int *res)
+{
+	return (CNT_REAL(f)->pMethods->xCheckReservedLock(CNT_REAL(f), res));
+}
+
+static int
+cnt_fcntl(sqlite3_file *f, int op, void *arg)
+{
+	return (CNT_REAL(f)->pMethods->xFileControl(CNT_REAL(f), op, arg));
+}
+
+static int
+cnt_sector(sqlite3_file *f)
+{
+	return (CNT_REAL(f)->pMethods->xSectorSize(CNT_REAL(f)));
+}
+
+static int
+cnt_caps(sqlite3_file *f)
+{
+	return (CNT_REAL(f)->pMethods->xDeviceCharacteristics(CNT_REAL(f)));
+}
+
+static int
+cnt_shm_map(sqlite3_file *f, int pg, int sz, int extend, void volatile **p)
+{
+	return (CNT_REAL(f)->pMethods->xShmMap(CNT_REAL(f), pg, sz, extend,
+	    p));
+}
+
+static int
+cnt_shm_lock(sqlite3_file *f, int off, int n, int flags)
+{
+	return (CNT_REAL(f)->pMethods->xShmLock(CNT_REAL(f), off, n, flags));
+}
+
+static void
+cnt_shm_barrier(sqlite3_file *f)
+{
+	CNT_REAL(f)->pMethods->xShmBarrier(CNT_REAL(f));
+}
+
+static int
+cnt_shm_unmap(sqlite3_file *f, int del)
+{
+	return (CNT_REAL(f)->pMethods->xShmUnmap(CNT_REAL(f), del));
+}
+
+static const sqlite3_io_methods cnt_methods = {
+	.iVersion = 2,
+	.xClose = cnt_close,
+	.xRead = cnt_read,
+	.xWrite = cnt_write,
+	.xTruncate = cnt_truncate,
+	.xSync = cnt_sync,
+	.xFileSize = cnt_size,
+	.xLock = cnt_lock,
+	.xUnlock = cnt_unlock,
+	.xCheckReservedLock = cnt_reserved,
+	.xFileControl = cnt_fcntl,
+	.xSectorSize = cnt_sector,
+	.xDeviceCharacteristics = cnt_caps,
+	.xShmMap = cnt_shm_map,
+	.xShmLock = cnt_shm_lock,
+	.xShmBarrier = cnt_shm_barrier,
+	.xShmUnmap = cnt_shm_unmap,
+};
+
+static int
+cnt_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags,
+    int *outflags)
+{
+	struct cnt_file	*cf = (struct cnt_file *)f;
+	int		 rc;
+
+	(void)vfs;
+	cf->cf_real = (sqlite3_file *)(cf + 1);
+	cf->cf_wal = (flags & SQLITE_OPEN_WAL) != 0;
+	if ((rc = cnt_real->xOpen(cnt_real, name, cf->cf_real, flags,
+	    outflags)) != SQLITE_OK) {
+		f->pMethods = NULL;
+		return (rc);
+	}
+	f->pMethods = &cnt_methods;
+	return (SQLITE_OK);
+}
+
+static sqlite3_vfs	 cnt_vfs;
+
+/* Make the counting VFS the default; the store then opens through it. */
+static void
+cnt_install(void)
+{
+	ATF_REQUIRE((cnt_real = sqlite3_vfs_find(NULL)) != NULL);
+	cnt_vfs = *cnt_real;
+	cnt_vfs.iVersion = 1;		/* no syscall overrides */
+	cnt_vfs.zName = "cmcp-count";
+	cnt_vfs.szOsFile = sizeof(struct cnt_file) + cnt_real->szOsFile;
+	cnt_vfs.xOpen = cnt_open;
+	cnt_vfs.pAppData = NULL;
+	ATF_REQUIRE(sqlite3_vfs_register(&cnt_vfs, 1) == SQLITE_OK);
+	ATF_REQUIRE(sqlite3_vfs_find(NULL) == &cnt_vfs);
+}
+
+/* A record of kind, valid in every field. */
+static void
+mkkind(struct audit_record *ar, enum audit_kind kind)
+{
+	audit_record_init(ar, kind, kind == AUDIT_K_DECISION ?
+	    AUDIT_D_ALLOW : AUDIT_D_NONE);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_SESSION, "session-d") == 0);
+	ATF_REQUIRE(audit_record_set(ar, AUDIT_F_REASON, "ok") == 0);
+}
+
+/* Append n records and say how many syncs of the -wal that took. */
+static int
+append_syncs(struct audit *a, struct audit_record *ar, size_t n)
+{
+	int	 before = cnt_wal_syncs;
+
+	ATF_REQUIRE(audit_append_batch(a, ar, n) == 0);
+	return (cnt_wal_syncs - before);
 }
 
 ATF_TC(verify_intact_chain_passes);
@@ -891,6 +1089,176 @@ ATF_TC_BODY(append_failure_is_final, tc)
 	ATF_CHECK_EQ(WEXITSTATUS(status), 0);
 }
 
+ATF_TC(durability_by_what_a_record_authorizes);
+ATF_TC_HEAD(durability_by_what_a_record_authorizes, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A commit holding a record that "
+	    "authorizes an act syncs the -wal, earlier unsynced frames with "
+	    "it; one of descriptive records only does not");
+}
+ATF_TC_BODY(durability_by_what_a_record_authorizes, tc)
+{
+	static const enum audit_kind descriptive[] = {
+		AUDIT_K_CALL_START, AUDIT_K_CALL_RESULT, AUDIT_K_LABEL_CHANGE,
+		AUDIT_K_WATCHDOG, AUDIT_K_CONTAINER, AUDIT_K_VIOLATION,
+	};
+	struct audit_record	 ar[nitems(descriptive) + 1];
+	struct audit_tip	 tip;
+	struct audit		*a;
+	size_t			 i;
+	int			 k;
+
+	setup();
+	cnt_install();
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(audit_durable(a), tip.at_seq);
+
+	/* One record of each kind on its own. */
+	for (k = 1; k < AUDIT_K_MAX; k++) {
+		mkkind(&ar[0], k);
+		ATF_CHECK_EQ_MSG(append_syncs(a, ar, 1),
+		    audit_kind_authorizes(k) ? 1 : 0, "kind %s",
+		    audit_kind_name(k));
+		ATF_CHECK_EQ_MSG(audit_durable(a) == ar[0].ar_seq,
+		    audit_kind_authorizes(k), "kind %s", audit_kind_name(k));
+		ATF_CHECK_EQ_MSG(cnt_wal_unsynced > 0,
+		    !audit_kind_authorizes(k), "kind %s", audit_kind_name(k));
+	}
+	/* The kinds the issue names, and no other. */
+	for (k = 1; k < AUDIT_K_MAX; k++)
+		ATF_CHECK_EQ_MSG(audit_kind_authorizes(k),
+		    k == AUDIT_K_SESSION_START || k == AUDIT_K_SESSION_END ||
+		    k == AUDIT_K_ADMISSION || k == AUDIT_K_DECISION ||
+		    k == AUDIT_K_POLICY_REVISION, "kind %s",
+		    audit_kind_name(k));
+
+	/* Every descriptive kind in one commit: no sync. */
+	for (i = 0; i < nitems(descriptive); i++)
+		mkkind(&ar[i], descriptive[i]);
+	ATF_CHECK_EQ(append_syncs(a, ar, nitems(descriptive)), 0);
+	ATF_CHECK(cnt_wal_unsynced > 0);
+	ATF_CHECK(audit_durable(a) < ar[0].ar_seq);
+
+	/*
+	 * The next authorizing commit: one sync of the -wal after every
+	 * write of the descriptive frames, so it covers them too.
+	 */
+	mkkind(&ar[0], AUDIT_K_DECISION);
+	ATF_CHECK_EQ(append_syncs(a, ar, 1), 1);
+	ATF_CHECK_EQ(cnt_wal_unsynced, 0);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(audit_durable(a), tip.at_seq);
+
+	/* One authorizing record makes its whole commit synced. */
+	for (i = 0; i < nitems(descriptive); i++)
+		mkkind(&ar[i], descriptive[i]);
+	mkkind(&ar[i], AUDIT_K_ADMISSION);
+	ATF_CHECK_EQ(append_syncs(a, ar, nitems(ar)), 1);
+	ATF_CHECK_EQ(audit_durable(a), ar[nitems(ar) - 1].ar_seq);
+
+	/* audit_sync(): one sync when something is unsynced, else none. */
+	mkkind(&ar[0], AUDIT_K_CALL_RESULT);
+	ATF_CHECK_EQ(append_syncs(a, ar, 1), 0);
+	k = cnt_wal_syncs;
+	ATF_REQUIRE(audit_sync(a) == 0);
+	ATF_CHECK_EQ(cnt_wal_syncs, k + 1);
+	ATF_CHECK_EQ(cnt_wal_unsynced, 0);
+	ATF_CHECK_EQ(audit_durable(a), ar[0].ar_seq);
+	ATF_REQUIRE(audit_sync(a) == 0);
+	ATF_CHECK_EQ(cnt_wal_syncs, k + 1);
+
+	audit_tip(a, &tip);
+	audit_close(a);
+	ATF_CHECK(sqlite3_vfs_unregister(&cnt_vfs) == SQLITE_OK);
+	expect_intact(DB, &tip, tip.at_seq);
+}
+
+ATF_TC(killed_process_loses_nothing);
+ATF_TC_HEAD(killed_process_loses_nothing, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Records committed without a sync "
+	    "survive the process killed before any sync or close; the "
+	    "-wal's unused blocks are not read as records");
+}
+ATF_TC_BODY(killed_process_loses_nothing, tc)
+{
+	struct audit_record	 ar;
+	struct audit_tip	 tip;
+	struct audit		*a;
+	struct stat		 sb;
+	pid_t			 pid;
+	int			 i, status;
+
+	setup();
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		if ((a = audit_open(DB)) == NULL)
+			_exit(10);
+		mkkind(&ar, AUDIT_K_DECISION);
+		if (audit_append(a, &ar) == -1)
+			_exit(11);
+		for (i = 0; i < 20; i++) {
+			mkkind(&ar, i % 2 ? AUDIT_K_CALL_RESULT :
+			    AUDIT_K_CALL_START);
+			if (audit_append(a, &ar) == -1)
+				_exit(12);
+		}
+		if (audit_durable(a) != 1)
+			_exit(13);
+		raise(SIGKILL);
+		_exit(14);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "the writer did not die as planned: status %d", status);
+	/* Frames, then zeros up to the size given at open. */
+	ATF_REQUIRE(stat(DB "-wal", &sb) == 0);
+	ATF_CHECK_MSG(sb.st_size >= 32 + 1000 * (24 + 4096),
+	    "-wal of %lld bytes", (long long)sb.st_size);
+
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, 21);
+	audit_close(a);
+	expect_intact(DB, &tip, 21);
+}
+
+ATF_TC(wal_reuses_its_blocks);
+ATF_TC_HEAD(wal_reuses_its_blocks, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The -wal gets its blocks at open and "
+	    "does not grow past them across checkpoints");
+}
+ATF_TC_BODY(wal_reuses_its_blocks, tc)
+{
+	struct audit_record	 ar;
+	struct audit_tip	 tip;
+	struct audit		*a;
+	struct stat		 sb;
+	off_t			 given;
+	int			 i;
+
+	setup();
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	ATF_REQUIRE(stat(DB "-wal", &sb) == 0);
+	given = sb.st_size;
+	/* wal_autocheckpoint's 1000 pages of 4 KiB, and room to spare. */
+	ATF_CHECK_MSG(given >= 32 + 1000 * (24 + 4096), "-wal of %lld bytes",
+	    (long long)given);
+	/* About 1.2 frames a commit: past two checkpoints. */
+	for (i = 0; i < 2500; i++) {
+		mkkind(&ar, i % 5 ? AUDIT_K_CALL_RESULT : AUDIT_K_DECISION);
+		ATF_REQUIRE(audit_append(a, &ar) == 0);
+	}
+	ATF_REQUIRE(stat(DB "-wal", &sb) == 0);
+	ATF_CHECK_EQ_MSG(sb.st_size, given, "-wal grew from %lld to %lld "
+	    "bytes", (long long)given, (long long)sb.st_size);
+	audit_tip(a, &tip);
+	audit_close(a);
+	expect_intact(DB, &tip, 2500);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, verify_intact_chain_passes);
@@ -909,5 +1277,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, open_refuses_foreign_database);
 	ATF_TP_ADD_TC(tp, tip_parse_refuses_malformed);
 	ATF_TP_ADD_TC(tp, append_failure_is_final);
+	ATF_TP_ADD_TC(tp, durability_by_what_a_record_authorizes);
+	ATF_TP_ADD_TC(tp, killed_process_loses_nothing);
+	ATF_TP_ADD_TC(tp, wal_reuses_its_blocks);
 	return (atf_no_error());
 }

@@ -67,7 +67,7 @@ bench-audit: bench/audit
 
 CALLS_SESSIONS?=	30
 bench-calls: $(TPROG) $(CMCP_INIT) $(DKR_FIXTURES) $(MCP_FIXTURES) \
-    bench/calls-agent bench/calls-tool
+    bench/calls-agent bench/calls-tool bench/audit
 	@regress/docker/dockerd-env status >/dev/null 2>&1 || { \
 	    echo "bench-calls: no private engine;" \
 	        "run regress/docker/dockerd-env start"; exit 1; }

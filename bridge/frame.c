@@ -46,7 +46,6 @@ static const char *const bridge_reply_strings[REPLY_CODE_MAX] = {
 };
 
 static enum bridge_frame_code bridge_json_code(enum json_error);
-static int	bridge_operation_valid(const char *, size_t);
 static int	bridge_wrap(const char *, const char *, size_t, char *, size_t,
 		    size_t *, const char **);
 static int	bridge_fail(const char **, const char *);
@@ -170,7 +169,7 @@ bridge_json_code(enum json_error e)
 }
 
 /* 1 to BRIDGE_OPERATION_BYTES of [A-Za-z0-9_.-]. */
-static int
+int
 bridge_operation_valid(const char *s, size_t n)
 {
 	size_t	 i;

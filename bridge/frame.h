@@ -65,6 +65,9 @@ struct bridge_lines {
 __BEGIN_DECLS
 const char	*bridge_frame_string(enum bridge_frame_code);
 const char	*bridge_reply_string(enum reply_code);
+/* 1 when s[0..n) is a valid operation name: 1 to BRIDGE_OPERATION_BYTES
+   of [A-Za-z0-9_.-]. */
+int		 bridge_operation_valid(const char *, size_t);
 
 /*
  * One line of agent stdout, newline removed, into *out.  max_frame above

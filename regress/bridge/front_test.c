@@ -78,7 +78,8 @@ ATF_TC_BODY(requests_accepted, tc)
 	    "{ \"b\" : [1, 2.50], \"a\":\"\\u0041\" },\"_meta\":"
 	    "{\"progressToken\":7}}}", FRONT_M_TOOLS_CALL);
 	ATF_CHECK_STREQ(msg.fm_call.br_operation, "read_bulletin");
-	ATF_CHECK_STREQ(msg.fm_call.br_arguments, "{\"a\":\"A\",\"b\":[1,2.5]}");
+	ATF_CHECK_STREQ(msg.fm_call.br_arguments,
+	    "{\"a\":\"A\",\"b\":[1,2.5]}");
 	ATF_CHECK_EQ(msg.fm_call.br_arglen, strlen(msg.fm_call.br_arguments));
 	/* No arguments: the empty object, as a frame would have it. */
 	accepted("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
@@ -357,8 +358,8 @@ ATF_TC_BODY(encode_tool_result, tc)
 	static const char	 r[] = "{\"_meta\":{\"k\":\"v\"},\"content\":"
 	    "[{\"type\":\"text\",\"text\":\"hi\"}],\"structuredContent\":"
 	    "{\"n\":1},\"later\":{\"x\":1}}";
-	static const char	 sb[] =
-	    "{\"outcome\":\"COMPLETED\",\"output\":\"a\\\"b\\\\\",\"status\":0}";
+	static const char	 sb[] = "{\"outcome\":\"COMPLETED\","
+	    "\"output\":\"a\\\"b\\\\\",\"status\":0}";
 	struct json_limits	 lim = { AGENT_FRAME_BYTES, JSON_DEPTH_MAX };
 	size_t			 n;
 
@@ -404,7 +405,8 @@ ATF_TC_BODY(encode_list, tc)
 	front_list_add(&fl, "buy", NULL, "{\"type\":\"object\"}", 17);
 	ATF_REQUIRE(front_list_end(&fl, &n, NULL) == 0);
 	ATF_CHECK_STREQ(out, "{\"id\":2,\"jsonrpc\":\"2.0\",\"result\":"
-	    "{\"tools\":[{\"description\":\"Reads \\\"the\\\" bulletin\\u000a\","
+	    "{\"tools\":[{\"description\":"
+	    "\"Reads \\\"the\\\" bulletin\\u000a\","
 	    "\"inputSchema\":{\"type\":\"object\"},\"name\":\"read\"},"
 	    "{\"inputSchema\":{\"type\":\"object\"},\"name\":\"buy\"}]}}\n");
 	need = n + 1;

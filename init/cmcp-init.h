@@ -31,4 +31,7 @@
 /* Where the container sees the read-only bind of the binary. */
 #define CMCP_INIT_TARGET	"/cmcp-init"
 
+/* The relay's abstract socket name (-r and -c), in the container's netns. */
+#define CMCP_INIT_RELAY		"cmcp-privsep.relay"
+
 #endif /* CMCP_INIT_H */

@@ -54,7 +54,9 @@ SRCS=		common/auditclient.c common/auditrec.c common/imsg.c \
 		common/json.c common/log.c common/parse.c common/preflight.c \
 		common/printconf.c common/privdrop.c common/proc.c \
 		common/sandbox.c common/sbstream.c common/sha256.c
-SRCS+=		parent/parent.c parent/control.c parent/mcpserver.c
+SRCS+=		parent/parent.c parent/cmd.c parent/control.c \
+		parent/instance.c parent/mcpserver.c parent/servers.c \
+		parent/session.c
 SRCS+=		bridge/bridge.c bridge/frame.c
 SRCS+=		gateway/gateway.c gateway/mcp.c gateway/policy.c \
 		gateway/sbcall.c gateway/sbrun.c
@@ -73,8 +75,11 @@ CPPFLAGS.dockerd-client= $(CJSON_CFLAGS) $(CURL_CFLAGS)
 # libcurl dockerd-client loads itself (dkr_curl.c), so it is not linked.
 SUITE_LIBS=	$(SQLITE_LIBS) $(CJSON_LIBS) -lm
 
+# Only in the test build: the test-only options and probes.
+TEST_SRCS=	parent/testopt.c
+
 OBJS=		$(SRCS:%.c=obj/%.o)
-TOBJS=		$(SRCS:%.c=obj-test/%.o)
+TOBJS=		$(SRCS:%.c=obj-test/%.o) $(TEST_SRCS:%.c=obj-test/%.o)
 
 PROG=		cmcp-privsep
 TPROG=		cmcp-privsep-test

@@ -197,7 +197,7 @@ struct ctl_probe {
 
 /*
  * How a session ended; cmcp-privsep(8) lists them with the exit status of
- * run.  Ordered by precedence where two causes meet (parent.c).
+ * run.  Ordered by precedence where two causes meet (parent/session.c).
  */
 enum session_outcome {
 	OUTCOME_NONE,

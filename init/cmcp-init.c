@@ -74,6 +74,8 @@ static int	fold_status(int);
 static int	relay_listen(void);
 static int	relay_hand_over(int);
 static void	relay_address(struct sockaddr_un *, socklen_t *);
+static struct cmsghdr *relay_msg(struct msghdr *, struct iovec *, char *,
+		    void *, size_t);
 static void	connector(void) __attribute__((__noreturn__));
 static int	copy_some(int, int, char *, size_t *, size_t *);
 
@@ -343,6 +345,22 @@ relay_address(struct sockaddr_un *sun, socklen_t *len)
 	    sizeof(name) - 1);
 }
 
+/* One byte and room for the two descriptors; the first control header. */
+static struct cmsghdr *
+relay_msg(struct msghdr *msg, struct iovec *iov, char *one, void *buf,
+    size_t len)
+{
+	memset(msg, 0, sizeof(*msg));
+	memset(buf, 0, len);
+	iov->iov_base = one;
+	iov->iov_len = 1;
+	msg->msg_iov = iov;
+	msg->msg_iovlen = 1;
+	msg->msg_control = buf;
+	msg->msg_controllen = len;
+	return CMSG_FIRSTHDR(msg);
+}
+
 static int
 relay_listen(void)
 {
@@ -381,15 +399,7 @@ relay_hand_over(int lfd)
 
 	if ((c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) == -1)
 		return -1;
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = &one;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
-	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg = relay_msg(&msg, &iov, &one, cm.buf, sizeof(cm.buf));
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
 	cmsg->cmsg_len = CMSG_LEN(sizeof(fds));
@@ -435,14 +445,7 @@ connector(void)
 		fail("socket");
 	if (connect(fd, (struct sockaddr *)&sun, len) == -1)
 		fail("no relay: not under cmcp-init -r, or taken");
-	memset(&msg, 0, sizeof(msg));
-	memset(&cm, 0, sizeof(cm));
-	iov.iov_base = &one;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cm.buf;
-	msg.msg_controllen = sizeof(cm.buf);
+	(void)relay_msg(&msg, &iov, &one, cm.buf, sizeof(cm.buf));
 	if (recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) != 1 ||
 	    (msg.msg_flags & MSG_CTRUNC) ||
 	    (cmsg = CMSG_FIRSTHDR(&msg)) == NULL ||

@@ -79,8 +79,7 @@ static void		 mkrec(struct audit_record *, enum audit_kind,
 static void		 db_path(char *, size_t, const char *, const char *);
 static void		 db_remove(const char *);
 static double		 p50(void);
-static void		 run_overwrite(const char *, int, double *, double *);
-static void		 run_append(const char *, int, double *);
+static void		 run_sync(const char *, int, int, double *, double *);
 static void		 run_rtt(double *);
 static void		 run_appends(const char *, size_t, int, int,
 			    double *, double *, double *);
@@ -157,9 +156,9 @@ main(int argc, char *argv[])
 
 	memset(&r, 0, sizeof(r));
 	db_path(path, sizeof(path), dir, "fsync");
-	run_overwrite(path, seconds, &r.fsync_per_s, &r.overwrite_p50_us);
+	run_sync(path, seconds, 0, &r.fsync_per_s, &r.overwrite_p50_us);
 	db_path(path, sizeof(path), dir, "append");
-	run_append(path, seconds, &r.append_p50_us);
+	run_sync(path, seconds, 1, NULL, &r.append_p50_us);
 	run_rtt(&r.rtt_p50_us);
 	if (!probe) {
 		db_path(path, sizeof(path), dir, "single");
@@ -272,24 +271,31 @@ p50(void)
 }
 
 /*
- * The floor under any durable commit into blocks the file already has:
- * one 4 KiB write over a written page and an fdatasync(2), as SQLite
- * does per commit into a WAL that starts over after a checkpoint, as
- * often as it goes.  The pages are written and synced once before.
+ * One 4 KiB write and an fdatasync(2), as often as it goes, two ways:
+ *
+ * overwrite	over a page written and synced before: the floor under any
+ *		durable commit into blocks the file already has, as SQLite
+ *		does per commit into a WAL that starts over after a
+ *		checkpoint;
+ * append	past the end each time: the file grows, and fdatasync has
+ *		its new size to commit too, as a WAL that is still growing
+ *		does.
  */
 static void
-run_overwrite(const char *path, int secs, double *per_s, double *p50_us)
+run_sync(const char *path, int secs, int append, double *per_s,
+    double *p50_us)
 {
 	char		 page[BENCH_PAGE_BYTES];
 	double		 start, t0, t;
 	uint64_t	 n = 0;
+	off_t		 off;
 	int		 fd, i;
 
 	memset(page, 'x', sizeof(page));
 	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) ==
 	    -1)
 		err(1, "%s", path);
-	for (i = 0; i < BENCH_OVERWRITE_PAGES; i++)
+	for (i = 0; !append && i < BENCH_OVERWRITE_PAGES; i++)
 		if (pwrite(fd, page, sizeof(page), (off_t)i * sizeof(page)) !=
 		    (ssize_t)sizeof(page))
 			err(1, "pwrite");
@@ -299,8 +305,9 @@ run_overwrite(const char *path, int secs, double *per_s, double *p50_us)
 	start = t = now_s();
 	do {
 		t0 = t;
-		if (pwrite(fd, page, sizeof(page), (off_t)(n %
-		    BENCH_OVERWRITE_PAGES) * sizeof(page)) !=
+		off = (off_t)(append ? n : n % BENCH_OVERWRITE_PAGES) *
+		    (off_t)sizeof(page);
+		if (pwrite(fd, page, sizeof(page), off) !=
 		    (ssize_t)sizeof(page))
 			err(1, "pwrite");
 		if (fdatasync(fd) == -1)
@@ -313,46 +320,8 @@ run_overwrite(const char *path, int secs, double *per_s, double *p50_us)
 	if (close(fd) == -1)
 		err(1, "close");
 	db_remove(path);
-	*per_s = n / (t - start);
-	*p50_us = p50();
-}
-
-/*
- * The same page written past the end each time: the file grows, and
- * fdatasync(2) has its new size to commit too, as a WAL that is still
- * growing does.
- */
-static void
-run_append(const char *path, int secs, double *p50_us)
-{
-	char		 page[BENCH_PAGE_BYTES];
-	double		 start, t0, t;
-	uint64_t	 n = 0;
-	int		 fd;
-
-	memset(page, 'x', sizeof(page));
-	if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) ==
-	    -1)
-		err(1, "%s", path);
-	if (fsync(fd) == -1)
-		err(1, "fsync");
-	nsamples = 0;
-	start = t = now_s();
-	do {
-		t0 = t;
-		if (pwrite(fd, page, sizeof(page), (off_t)n * sizeof(page)) !=
-		    (ssize_t)sizeof(page))
-			err(1, "pwrite");
-		if (fdatasync(fd) == -1)
-			err(1, "fdatasync");
-		n++;
-		t = now_s();
-		if (nsamples < BENCH_SAMPLES_MAX)
-			samples[nsamples++] = (t - t0) * 1e6;
-	} while (t - start < secs);
-	if (close(fd) == -1)
-		err(1, "close");
-	db_remove(path);
+	if (per_s != NULL)
+		*per_s = n / (t - start);
 	*p50_us = p50();
 }
 

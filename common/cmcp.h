@@ -114,6 +114,10 @@ enum imsg_type {
 	IMSG_SB_END,		/* gateway -> dockerd-client: sandbox_end */
 	IMSG_SB_DONE,		/* dockerd-client -> gateway: sandbox_done,
 				   the container confirmed gone (or not) */
+	IMSG_GW_TOOL,		/* gateway -> bridge: struct gw_tool and its
+				   description and schema (protocol mcp) */
+	IMSG_GW_TOOLS_END,	/* gateway -> bridge: struct gw_tools_end, the
+				   list complete */
 	IMSG_TYPE_MAX
 };
 
@@ -252,6 +256,7 @@ struct session_docker {
 	int64_t		 sd_deadline_ms;
 	int64_t		 sd_call_timeout_ms;
 	int		 sd_reap_only;	/* cmcp-privsep reap */
+	int		 sd_relay;	/* cmcp-init -r: stdio to the relay */
 	int		 sd_weaken;	/* enum session_weaken, test build */
 	int		 sd_noadmit;	/* test build: refusal logged, ignored */
 	uint32_t	 sd_stop_tries;		/* kills before giving up */
@@ -276,6 +281,7 @@ struct session_bridge {
 	uint32_t	 sb_calls;		/* requests in the session */
 	int64_t		 sb_pulse_ms;		/* to the watchdog */
 	int64_t		 sb_ack_ms;		/* its ack's deadline */
+	int		 sb_protocol;		/* enum conf_protocol */
 #ifdef CMCP_TEST
 	int		 sb_noackcheck;		/* a missing ack is ignored */
 #endif
@@ -400,6 +406,30 @@ struct gw_reply {
 	int		 gp_code;	/* enum reply_code */
 	char		 gp_reason[SESSION_REASON_BYTES];	/* fixed */
 	uint32_t	 gp_resultlen;
+};
+
+/*
+ * IMSG_GW_TOOL (protocol mcp): one tool of the list the agent is shown,
+ * followed by gt_desclen bytes of description (plain text, no NUL; 0:
+ * none) and gt_schemalen bytes of input schema (canonical JSON object).
+ * Tools come in order, gt_index from 0, all of one list with the same
+ * gt_serial; IMSG_GW_TOOLS_END closes the list.  The gateway sends one at
+ * the upstreams' check and a new one after every PolicyGate revision
+ * it applies: the operations not revoked, in configuration order.
+ */
+#define GW_TOOL_SCHEMA_BYTES	MCP_RESPONSE_BYTES
+#define GW_TOOL_LIST_BYTES	(512 * 1024)	/* the tools/list line */
+struct gw_tool {
+	uint32_t	 gt_serial;
+	uint32_t	 gt_index;
+	char		 gt_name[SESSION_OP_BYTES];
+	uint32_t	 gt_desclen;
+	uint32_t	 gt_schemalen;
+};
+
+struct gw_tools_end {
+	uint32_t	 ge_serial;
+	uint32_t	 ge_count;	/* IMSG_GW_TOOL messages before it */
 };
 
 /*

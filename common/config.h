@@ -33,6 +33,8 @@
 #define CONF_OPERATIONS_MAX	256
 #define CONF_RULES_MAX		1024
 #define CONF_INCLUDE_DEPTH	8
+#define CONF_DESC_BYTES		1024	/* an operation's description */
+#define CONF_SCHEMA_BYTES	8192	/* ... its input schema, canonical */
 
 /* Defaults of the grammar that the rest of the suite does not share. */
 #define CONF_CHROOT		"/var/lib/cmcp-privsep/empty"
@@ -81,8 +83,16 @@ struct conf_container {
 	unsigned int	 timeout_ms;
 };
 
+/* What the agent speaks on its stdio (DESIGN 6). */
+enum conf_protocol {
+	PROTO_FRAMES = 0,	/* the suite's request frames (default) */
+	PROTO_MCP		/* MCP: the bridge is the agent's one server */
+};
+
 struct conf_agent {
 	struct conf_container ctr;
+	enum conf_protocol protocol;
+	int		 relay;		/* mcp: cmcp-init -r, hosts spawn -c */
 	unsigned int	 nofile;
 	size_t		 frame_bytes;
 	size_t		 stdout_bytes;
@@ -142,6 +152,14 @@ struct conf_operation {
 	struct conf_where where;
 	struct conf_tool *tool;
 	unsigned int	 budget;	/* 0: bounded by agent calls only */
+	/*
+	 * What an MCP agent is shown (protocol mcp): the operator's text,
+	 * NULL for none, and the input schema, canonical JSON (a JSON
+	 * object) or NULL for the upstream tool's, stripped of its text.
+	 */
+	char		*description;
+	char		*schema;
+	size_t		 schemalen;
 };
 
 enum conf_cmp {

@@ -57,9 +57,10 @@ SRCS=		common/auditclient.c common/auditrec.c common/imsg.c \
 SRCS+=		parent/parent.c parent/cmd.c parent/control.c \
 		parent/instance.c parent/mcpserver.c parent/servers.c \
 		parent/session.c
-SRCS+=		bridge/bridge.c bridge/frame.c
+SRCS+=		bridge/bridge.c bridge/frame.c bridge/front.c \
+		bridge/tlist.c
 SRCS+=		gateway/gateway.c gateway/mcp.c gateway/policy.c \
-		gateway/sbcall.c gateway/sbrun.c
+		gateway/sbcall.c gateway/sbrun.c gateway/tools.c
 SRCS+=		auditor/auditor.c auditor/auditdb.c
 SRCS+=		watchdog/watchdog.c
 SRCS+=		dockerd-client/dockerd.c dockerd-client/dkr_api.c \
@@ -70,6 +71,7 @@ SRCS+=		dockerd-client/dockerd.c dockerd-client/dkr_api.c \
 # the audit store (the audit commands), dockerd-client the engine's JSON
 # and HTTP.  The object rules below add CPPFLAGS.<directory of the source>.
 CPPFLAGS.auditor=	$(SQLITE_CFLAGS)
+CPPFLAGS.gateway=	-Ibridge
 CPPFLAGS.parent=	-Iauditor $(SQLITE_CFLAGS)
 CPPFLAGS.dockerd-client= $(CJSON_CFLAGS) $(CURL_CFLAGS)
 # libcurl dockerd-client loads itself (dkr_curl.c), so it is not linked.

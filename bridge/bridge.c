@@ -30,10 +30,13 @@
 #include <unistd.h>
 
 #include "frame.h"
+#include "front.h"
 #include "log.h"
 #include "mstime.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "sha256.h"
+#include "tlist.h"
 
 #define BRIDGE_READ_BYTES	(64 * 1024)	/* one read of the stream */
 
@@ -68,9 +71,18 @@ struct bridge_session {
 	size_t			 outoff;	/* host line not yet written */
 	size_t			 outlen;
 	int			 wclosed;	/* the agent's stdin is gone */
+	const char		*wp;		/* the line being written */
+	int			 in_frames;	/* bridge_frames() runs */
 	struct timespec		 t_line;	/* the request's line complete */
 	struct event		 ev_write;
 	struct bridge_lines	 lines;
+
+	/* protocol mcp (front.h) */
+	int			 mcp;
+	int			 initialized;	/* initialize answered */
+	int			 notify;	/* list_changed to send */
+	struct front_id		 call_id;	/* of the call at the gateway */
+	size_t			 nids;		/* request ids used */
 
 	/* the watchdog's lease */
 	int			 armed;		/* the first ack came */
@@ -90,11 +102,21 @@ struct bridge_session {
  * one parsed request and the payload.
  */
 static char			 bridge_pend[AGENT_STDOUT_BYTES];
-static char			 bridge_out[AGENT_FRAME_BYTES + 2];
+static char			 bridge_out[FRONT_LINE_BYTES];
 static char			 bridge_payload_buf[AGENT_FRAME_BYTES];
 /* When each pulse byte in flight was sent. */
 static struct timespec		 bridge_pulse_sent[UINT8_MAX + 1];
 static struct bridge_request	 bridge_req;
+/*
+ * Protocol mcp: one parsed message, the tools/list line, the tools the
+ * gateway sent, and the digest of every request id the agent used (an
+ * id is never used twice in a session).
+ */
+static struct front_msg		 bridge_msg;
+static char			*bridge_list;
+static struct tlist		 bridge_tools;
+static uint8_t			 bridge_ids[FRONT_REQUESTS_MAX]
+				    [SHA256_DIGEST_BYTES];
 static struct {
 	struct gw_request	 hdr;
 	char			 args[AGENT_FRAME_BYTES + 1];
@@ -120,12 +142,17 @@ static void	bridge_deadline(int, short, void *);
 static int	bridge_demux(const unsigned char *, size_t);
 static int	bridge_payload(const unsigned char *, size_t);
 static void	bridge_frames(void);
-static void	bridge_forward(void);
+static void	bridge_forward(const struct bridge_request *);
+static int	bridge_mcp_line(const char *, size_t);
+static int	bridge_mcp_id(const struct front_id *);
+static void	bridge_mcp_reply(const struct gw_reply *, const char *);
+static void	bridge_tools_msg(struct imsg *);
 static void	bridge_reply(struct imsg *);
 static void	bridge_line_out(size_t);
+static void	bridge_line_from(const char *, size_t);
 static void	bridge_write(int, short, void *);
 static void	bridge_eof(void);
-static int	bridge_judge_rest(enum bridge_frame_code *);
+static int	bridge_judge_rest(int *, const char **);
 static void	bridge_elapsed(void);
 static void	bridge_end(int, const char *);
 static void	bridge_wd_start(void);
@@ -195,6 +222,10 @@ bridge_dispatch_gateway(struct imsg *imsg)
 	case IMSG_GW_REPLY:
 		bridge_reply(imsg);
 		break;
+	case IMSG_GW_TOOL:
+	case IMSG_GW_TOOLS_END:
+		bridge_tools_msg(imsg);
+		break;
 	default:
 		proc_unexpected(PROC_GATEWAY, imsg);
 	}
@@ -245,8 +276,15 @@ bridge_session(struct imsg *imsg)
 	    bs.sb.sb_frame_bytes > AGENT_FRAME_BYTES ||
 	    bs.sb.sb_calls > AGENT_CALLS ||
 	    bs.sb.sb_pulse_ms < 1 || bs.sb.sb_ack_ms <= bs.sb.sb_pulse_ms ||
-	    bs.sb.sb_ack_ms > 3600 * 1000)
+	    bs.sb.sb_ack_ms > 3600 * 1000 ||
+	    (bs.sb.sb_protocol != PROTO_FRAMES &&
+	    bs.sb.sb_protocol != PROTO_MCP) ||
+	    (bs.sb.sb_protocol != PROTO_MCP &&
+	    bridge_tools.cur.serial + bridge_tools.next.serial != 0))
 		fatalx("channel parent: bad session message");
+	bs.mcp = bs.sb.sb_protocol == PROTO_MCP;
+	if (bs.mcp && (bridge_list = malloc(GW_TOOL_LIST_BYTES)) == NULL)
+		fatal("malloc");
 	bridge_lines_init(&bs.lines, bs.sb.sb_frame_bytes,
 	    bs.sb.sb_stdout_bytes);
 	bs.active = 1;
@@ -340,6 +378,14 @@ bridge_payload_send(void)
 
 	if (bs.initial || !bs.payload || !bs.armed)
 		return;
+	if (bs.mcp) {
+		/* The agent speaks first; the payload waits for initialize. */
+		if (bridge_tools.cur.serial == 0)
+			return;
+		bs.initial = 1;
+		bridge_frames();
+		return;
+	}
 	if (bridge_initial_encode(bridge_payload_buf, bs.payloadlen,
 	    bridge_out, bs.sb.sb_frame_bytes + 2, &len, &why) == -1)
 		fatalx("initial frame: %s", why);
@@ -384,7 +430,8 @@ bridge_read(int fd, short event, void *arg)
 static void
 bridge_eof(void)
 {
-	enum bridge_frame_code	 code;
+	const char	*why;
+	int		 outcome;
 
 	if (bs.hdrlen != 0 || bs.left != 0) {
 		bridge_end(OUTCOME_STREAM_ERROR, "stream_truncated");
@@ -396,40 +443,59 @@ bridge_eof(void)
 		return;
 	}
 #endif
-	if (bridge_judge_rest(&code) == -1) {
-		bridge_end(code == FRAME_STDOUT_BUDGET ? OUTCOME_STDOUT_LIMIT :
-		    OUTCOME_VIOLATION, bridge_frame_string(code));
+	if (bridge_judge_rest(&outcome, &why) == -1) {
+		bridge_end(outcome, why);
 		return;
 	}
 	bridge_end(OUTCOME_COMPLETED, "");
 }
 
-/* Check what is left of stdout at its end; -1 with *codep on the first fault. */
+/*
+ * Check what is left of stdout at its end, in the session's protocol;
+ * -1 with the outcome and the reason of the first fault.
+ */
 static int
-bridge_judge_rest(enum bridge_frame_code *codep)
+bridge_judge_rest(int *outcome, const char **whyp)
 {
-	const char	*line, *why;
-	size_t		 used, linelen;
-	int		 r;
+	enum bridge_frame_code	 code;
+	enum front_code		 fc;
+	const char		*line;
+	size_t			 used, linelen;
+	int			 r;
 
+	*outcome = OUTCOME_VIOLATION;
 	while (bs.pendoff < bs.pendlen) {
 		r = bridge_lines_feed(&bs.lines, bridge_pend + bs.pendoff,
-		    bs.pendlen - bs.pendoff, &used, &line, &linelen, codep);
+		    bs.pendlen - bs.pendoff, &used, &line, &linelen, &code);
 		bs.pendoff += used;
 		if (r == -1)
-			return (-1);
+			goto fault;
 		if (r == 0)
 			break;
-		*codep = bridge_frame_parse(line, linelen,
-		    bs.sb.sb_frame_bytes, &bridge_req, &why);
+		if (bs.mcp) {
+			fc = front_parse(line, linelen, bs.sb.sb_frame_bytes,
+			    &bridge_msg, whyp);
+			explicit_bzero(&bridge_msg, sizeof(bridge_msg));
+			r = fc == FRONT_OK ? 0 : -1;
+		} else {
+			code = bridge_frame_parse(line, linelen,
+			    bs.sb.sb_frame_bytes, &bridge_req, whyp);
+			explicit_bzero(&bridge_req, sizeof(bridge_req));
+			r = code == FRAME_OK ? 0 : -1;
+		}
 		explicit_bzero((char *)bridge_pend + bs.pendoff - used, used);
-		explicit_bzero(&bridge_req, sizeof(bridge_req));
-		if (*codep != FRAME_OK) {
-			log_info("after the end: %s", why);
+		if (r == -1) {
+			log_info("after the end: %s", *whyp);
 			return (-1);
 		}
 	}
-	return (bridge_lines_end(&bs.lines, codep));
+	if (bridge_lines_end(&bs.lines, &code) == 0)
+		return (0);
+fault:
+	if (code == FRAME_STDOUT_BUDGET)
+		*outcome = OUTCOME_STDOUT_LIMIT;
+	*whyp = bridge_frame_string(code);
+	return (-1);
 }
 
 static void
@@ -546,19 +612,34 @@ bridge_payload(const unsigned char *p, size_t n)
 
 /*
  * Split and parse what the agent wrote, one request at a time: only once
- * the stream is admitted and the initial frame queued, while no request
- * is at the gateway and no reply waits to be written.
+ * the stream is admitted and the initial frame queued (protocol mcp: the
+ * payload and the tools are here), while no request is at the gateway
+ * and no line waits to be written.  A line the bridge answers itself
+ * (protocol mcp) is written before the next is looked at.
  */
 static void
 bridge_frames(void)
 {
 	enum bridge_frame_code	 code;
 	const char		*line, *why;
-	size_t			 used, linelen;
+	size_t			 used, linelen, n;
 	int			 r;
 
+	if (bs.in_frames)
+		return;
+	bs.in_frames = 1;
 	while (!bs.ended && bs.admitted && bs.initial && !bs.outstanding &&
-	    bs.outlen == 0 && bs.pendoff < bs.pendlen) {
+	    bs.outlen == 0) {
+		if (bs.notify) {
+			bs.notify = 0;
+			if (front_encode_list_changed(bridge_out,
+			    sizeof(bridge_out), &n, &why) == -1)
+				fatalx("list_changed: %s", why);
+			bridge_line_out(n);
+			continue;
+		}
+		if (bs.pendoff == bs.pendlen)
+			break;
 		r = bridge_lines_feed(&bs.lines, bridge_pend + bs.pendoff,
 		    bs.pendlen - bs.pendoff, &used, &line, &linelen, &code);
 		bs.pendoff += used;
@@ -566,50 +647,178 @@ bridge_frames(void)
 			bridge_end(code == FRAME_STDOUT_BUDGET ?
 			    OUTCOME_STDOUT_LIMIT : OUTCOME_VIOLATION,
 			    bridge_frame_string(code));
-			return;
+			break;
 		}
 		if (r == 0)
 			break;
 		if (clock_gettime(CLOCK_MONOTONIC, &bs.t_line) == -1)
 			fatal("clock_gettime");
+		if (bs.mcp) {
+			r = bridge_mcp_line(line, linelen);
+			explicit_bzero((char *)bridge_pend + bs.pendoff - used,
+			    used);
+			if (r == -1)
+				break;
+			continue;
+		}
 		code = bridge_frame_parse(line, linelen, bs.sb.sb_frame_bytes,
 		    &bridge_req, &why);
 		explicit_bzero((char *)bridge_pend + bs.pendoff - used, used);
 		if (code != FRAME_OK) {
 			log_info("request %u: %s", bs.calls + 1, why);
 			bridge_end(OUTCOME_VIOLATION, why);
-			return;
+			break;
 		}
 		if (bs.calls >= bs.sb.sb_calls) {
 			log_info("request %u: over the calls bound",
 			    bs.calls + 1);
 			bridge_end(OUTCOME_CALLS_LIMIT, "calls_limit");
-			return;
+			break;
 		}
-		bridge_forward();
+		bridge_forward(&bridge_req);
+		explicit_bzero(&bridge_req, sizeof(bridge_req));
 	}
+	bs.in_frames = 0;
+}
+
+/*
+ * Protocol mcp: one line of the agent's.  A tools/call goes to the
+ * gateway as the request a frame would have made; everything else is
+ * answered here, from the tools the gateway sent and the payload, and
+ * never reaches the gateway.  -1 once the session has ended.
+ */
+static int
+bridge_mcp_line(const char *line, size_t linelen)
+{
+	struct front_msg	*m = &bridge_msg;
+	enum front_code		 fc;
+	const char		*why;
+	size_t			 n;
+	int			 r = 0;
+
+	fc = front_parse(line, linelen, bs.sb.sb_frame_bytes, m, &why);
+	if (fc != FRONT_OK) {
+		log_info("message: %s", why);
+		bridge_end(OUTCOME_VIOLATION, why);
+		return (-1);
+	}
+	if (m->fm_request && bridge_mcp_id(&m->fm_id) == -1)
+		return (-1);
+	switch (m->fm_method) {
+	case FRONT_M_INITIALIZE:
+		if (bs.initialized) {
+			bridge_end(OUTCOME_VIOLATION, "mcp_initialized_twice");
+			return (-1);
+		}
+		r = front_encode_initialize(&m->fm_id, m->fm_version,
+		    CMCP_VERSION, bridge_payload_buf, bs.payloadlen,
+		    bridge_out, sizeof(bridge_out), &n, &why);
+		explicit_bzero(bridge_payload_buf, bs.payloadlen);
+		bs.initialized = 1;
+		break;
+	case FRONT_M_PING:
+		r = front_encode_result(&m->fm_id, "{}", 2, bridge_out,
+		    sizeof(bridge_out), &n, &why);
+		break;
+	case FRONT_M_TOOLS_LIST:
+		if (!bs.initialized)
+			goto early;
+		if (tlist_encode(&bridge_tools, &m->fm_id, bridge_list,
+		    GW_TOOL_LIST_BYTES, &n, &why) == -1)
+			fatalx("tools/list: %s", why);
+		bridge_line_from(bridge_list, n);
+		return (0);
+	case FRONT_M_TOOLS_CALL:
+		if (!bs.initialized)
+			goto early;
+		if (!tlist_listed(&bridge_tools, m->fm_call.br_operation)) {
+			log_info("call %u: a tool never listed",
+			    bs.calls + 1);
+			bridge_end(OUTCOME_VIOLATION, "mcp_unknown_tool");
+			return (-1);
+		}
+		if (bs.calls >= bs.sb.sb_calls) {
+			log_info("request %u: over the calls bound",
+			    bs.calls + 1);
+			bridge_end(OUTCOME_CALLS_LIMIT, "calls_limit");
+			return (-1);
+		}
+		bs.call_id = m->fm_id;
+		bridge_forward(&m->fm_call);
+		explicit_bzero(m, sizeof(*m));
+		return (0);
+	case FRONT_M_OTHER:
+		r = front_encode_error(&m->fm_id, FRONT_RPC_METHOD_NOT_FOUND,
+		    "Method not found", bridge_out, sizeof(bridge_out), &n,
+		    &why);
+		break;
+	case FRONT_M_INITIALIZED:
+	case FRONT_M_CANCELLED:
+	case FRONT_M_NOTIFICATION:
+		/*
+		 * Nothing is in flight when a line is read (one request at
+		 * a time): a cancellation names a request already answered,
+		 * which the protocol lets a server ignore.
+		 */
+		explicit_bzero(m, sizeof(*m));
+		return (0);
+	}
+	explicit_bzero(m, sizeof(*m));
+	if (r == -1)
+		fatalx("answer: %s", why);
+	bridge_line_out(n);
+	return (0);
+
+early:
+	log_info("message: before initialize");
+	bridge_end(OUTCOME_VIOLATION, "mcp_not_initialized");
+	return (-1);
+}
+
+/*
+ * A request id is used once in a session (MCP: never reused by the
+ * requestor): its key's digest is kept, at most FRONT_REQUESTS_MAX.
+ */
+static int
+bridge_mcp_id(const struct front_id *id)
+{
+	uint8_t	 d[SHA256_DIGEST_BYTES];
+	size_t	 i;
+
+	sha256(id->fi_key, id->fi_keylen, d);
+	for (i = 0; i < bs.nids; i++)
+		if (memcmp(bridge_ids[i], d, sizeof(d)) == 0) {
+			log_info("request: an id used before");
+			bridge_end(OUTCOME_VIOLATION, "mcp_id_reused");
+			return (-1);
+		}
+	if (bs.nids == nitems(bridge_ids)) {
+		log_info("request: over the requests bound");
+		bridge_end(OUTCOME_CALLS_LIMIT, "requests_limit");
+		return (-1);
+	}
+	memcpy(bridge_ids[bs.nids++], d, sizeof(d));
+	return (0);
 }
 
 /* The validated request, and nothing else of the line, to the gateway. */
 static void
-bridge_forward(void)
+bridge_forward(const struct bridge_request *req)
 {
 	struct gw_request	*rq = &bridge_fwd.hdr;
 
 	memset(rq, 0, sizeof(*rq));
-	if (strlcpy(rq->gq_operation, bridge_req.br_operation,
+	if (strlcpy(rq->gq_operation, req->br_operation,
 	    sizeof(rq->gq_operation)) >= sizeof(rq->gq_operation) ||
-	    bridge_req.br_arglen == 0 ||
-	    bridge_req.br_arglen > sizeof(bridge_fwd.args))
+	    req->br_arglen == 0 ||
+	    req->br_arglen > sizeof(bridge_fwd.args))
 		fatalx("request out of bounds");
-	rq->gq_arglen = bridge_req.br_arglen;
-	memcpy(bridge_fwd.args, bridge_req.br_arguments,
-	    bridge_req.br_arglen);
+	rq->gq_arglen = req->br_arglen;
+	memcpy(bridge_fwd.args, req->br_arguments, req->br_arglen);
 	proc_compose(PROC_GATEWAY, IMSG_GW_REQUEST, &bridge_fwd,
 	    sizeof(*rq) + rq->gq_arglen);
 	proc_flush(PROC_GATEWAY);
 	explicit_bzero(&bridge_fwd, sizeof(*rq) + rq->gq_arglen);
-	explicit_bzero(&bridge_req, sizeof(bridge_req));
 	bs.calls++;
 	bs.outstanding = 1;
 }
@@ -655,6 +864,10 @@ bridge_reply(struct imsg *imsg)
 	default:
 		fatalx("channel gateway: bad verdict");
 	}
+	if (bs.mcp) {
+		bridge_mcp_reply(&gp, result);
+		return;
+	}
 	if (bridge_reply_encode(gp.gp_code, result, gp.gp_resultlen,
 	    bridge_out, bs.sb.sb_frame_bytes + 2, &outlen, &why) == -1) {
 		log_warnx("reply: %s", why);
@@ -667,6 +880,71 @@ bridge_reply(struct imsg *imsg)
 }
 
 /*
+ * Protocol mcp: the call's result as a CallToolResult, a refusal as one
+ * with isError and the code as its text; a result that does not fit is
+ * an "internal" refusal, as for frames.
+ */
+static void
+bridge_mcp_reply(const struct gw_reply *gp, const char *result)
+{
+	const char	*why;
+	size_t		 n;
+	int		 r;
+
+	if (gp->gp_code == REPLY_OK)
+		r = front_encode_tool_result(&bs.call_id, result,
+		    gp->gp_resultlen, bridge_out, sizeof(bridge_out), &n,
+		    &why);
+	else
+		r = front_encode_refusal(&bs.call_id, gp->gp_code, bridge_out,
+		    sizeof(bridge_out), &n, &why);
+	if (r == -1) {
+		log_warnx("reply: %s", why);
+		if (front_encode_refusal(&bs.call_id, REPLY_INTERNAL,
+		    bridge_out, sizeof(bridge_out), &n, &why) == -1)
+			fatalx("reply: %s", why);
+	}
+	explicit_bzero(&bs.call_id, sizeof(bs.call_id));
+	bridge_line_out(n);
+	bridge_frames();
+}
+
+/*
+ * Protocol mcp: a tool of the list the agent is shown, or the list's
+ * end.  A new list that differs from the last is announced to an agent
+ * that initialized (notifications/tools/list_changed) before the next
+ * line of its is read.
+ */
+static void
+bridge_tools_msg(struct imsg *imsg)
+{
+	int	 changed;
+
+	if (bs.active && !bs.mcp)
+		fatalx("channel gateway: tools for a frames session");
+	if (imsg_get_type(imsg) == IMSG_GW_TOOL) {
+		if (tlist_tool(&bridge_tools, imsg->data,
+		    imsg_get_len(imsg)) == -1)
+			fatalx("channel gateway: bad tool message");
+		return;
+	}
+	if (tlist_end(&bridge_tools, imsg->data, imsg_get_len(imsg),
+	    &changed) == -1)
+		fatalx("channel gateway: bad tools message");
+	log_debug("tools: list %u, %zu tools", bridge_tools.cur.serial,
+	    bridge_tools.cur.ntools);
+	if (bs.ended)
+		return;
+	if (changed && bs.initialized)
+		bs.notify = 1;
+	if (!bs.initial && bs.admitted && bs.active && bs.streaming &&
+	    bs.fd != -1)
+		bridge_payload_send();
+	else
+		bridge_frames();
+}
+
+/*
  * Write the line in bridge_out to the container's stdin.  An agent that
  * does not read holds up only its own next request; one that closed its
  * stdin gets nothing more.
@@ -674,6 +952,13 @@ bridge_reply(struct imsg *imsg)
 static void
 bridge_line_out(size_t len)
 {
+	bridge_line_from(bridge_out, len);
+}
+
+static void
+bridge_line_from(const char *line, size_t len)
+{
+	bs.wp = line;
 	bs.outoff = 0;
 	bs.outlen = len;
 	bridge_write(bs.fd, EV_WRITE, NULL);
@@ -687,7 +972,7 @@ bridge_write(int fd, short event, void *arg)
 	(void)event;
 	(void)arg;
 	while (!bs.ended && bs.outoff < bs.outlen && !bs.wclosed) {
-		if ((n = write(fd, bridge_out + bs.outoff,
+		if ((n = write(fd, bs.wp + bs.outoff,
 		    bs.outlen - bs.outoff)) == -1) {
 			if (errno == EINTR)
 				continue;
@@ -703,7 +988,8 @@ bridge_write(int fd, short event, void *arg)
 		}
 		bs.outoff += n;
 	}
-	explicit_bzero(bridge_out, bs.outlen);
+	if (bs.wp == bridge_out)
+		explicit_bzero(bridge_out, bs.outlen);
 	bs.outoff = bs.outlen = 0;
 	bridge_elapsed();
 	bridge_frames();

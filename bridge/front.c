@@ -437,14 +437,19 @@ front_version(const char *asked)
 
 int
 front_encode_initialize(const struct front_id *id, const char *version,
-    const char *server_version, char *out, size_t sz, size_t *outlen,
-    const char **why)
+    const char *server_version, const char *instructions, size_t ilen,
+    char *out, size_t sz, size_t *outlen, const char **why)
 {
 	size_t	 n;
 
 	if (front_head(id, "result", out, sz, &n) == -1 ||
 	    front_puts(out, sz, &n, "{\"capabilities\":{\"tools\":"
-	    "{\"listChanged\":true}},\"protocolVersion\":") == -1 ||
+	    "{\"listChanged\":true}},") == -1 ||
+	    (instructions != NULL &&
+	    (front_puts(out, sz, &n, "\"instructions\":") == -1 ||
+	    front_put_text(out, sz, &n, instructions, ilen) == -1 ||
+	    front_puts(out, sz, &n, ",") == -1)) ||
+	    front_puts(out, sz, &n, "\"protocolVersion\":") == -1 ||
 	    front_put_text(out, sz, &n, front_version(version),
 	    strlen(front_version(version))) == -1 ||
 	    front_puts(out, sz, &n, ",\"serverInfo\":{\"name\":\"" CMCP_NAME

@@ -24,6 +24,15 @@
 #define FRONT_ID_BYTES		128	/* an id's JSON text, without NUL */
 #define FRONT_VERSION_BYTES	32	/* a protocolVersion, without NUL */
 #define FRONT_DEPTH_MAX		BRIDGE_DEPTH_MAX
+/*
+ * The longest line the bridge writes but a tools/list answer: a result
+ * that is not a CallToolResult is sent twice, once as escaped text (each
+ * byte at most two), once as itself; initialize's instructions, the
+ * payload, are escaped once.
+ */
+#define FRONT_LINE_BYTES	(3 * AGENT_FRAME_BYTES + 1024)
+/* Requests an agent may send in a session: each id is used once. */
+#define FRONT_REQUESTS_MAX	1024
 
 /* The protocol revisions the front door speaks: the newest first. */
 #define FRONT_VERSION		"2025-11-25"
@@ -122,7 +131,8 @@ const char	*front_version(const char *);
  * *why: the JSON put in is invalid, or there is no room.
  */
 int	 front_encode_initialize(const struct front_id *, const char *,
-	    const char *, char *, size_t, size_t *, const char **);
+	    const char *, const char *, size_t, char *, size_t, size_t *,
+	    const char **);
 int	 front_encode_result(const struct front_id *, const char *, size_t,
 	    char *, size_t, size_t *, const char **);
 int	 front_encode_error(const struct front_id *, int, const char *,

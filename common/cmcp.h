@@ -20,6 +20,7 @@
 #endif
 
 #define CMCP_NAME		"cmcp-privsep"
+#define CMCP_VERSION		"1.0"	/* serverInfo of the MCP front door */
 #define CMCP_CONF_FILE		"/etc/cmcp-privsep.conf"
 #define CMCP_CORE_PATTERN	"/proc/sys/kernel/core_pattern"
 

@@ -60,6 +60,7 @@
 #include "sandbox.h"
 #include "sbcall.h"
 #include "sha256.h"
+#include "tools.h"
 
 /* Added to an MCP error: the client is dead (gw_mcp_exchange). */
 #define GW_MCP_DEAD		0x100
@@ -144,6 +145,7 @@ static void	gw_dispatch_parent(struct imsg *);
 static void	gw_dispatch_bridge(struct imsg *);
 static void	gw_dispatch_docker(struct imsg *);
 static void	gw_upstreams_start(int, short, void *);
+static const char *gw_tools_start(void);
 static void	gw_session(struct imsg *);
 static void	gw_payload(struct imsg *);
 static void	gw_end(void);
@@ -262,6 +264,8 @@ gw_config_recv(void)
 		fatal("close");
 	if (gw_session_init(gw.conf, &gw.s) == -1)
 		fatalx("configuration unusable for decisions");
+	if (gw.conf->c_agent.protocol == PROTO_MCP)
+		gw_tools_init(gw.conf);
 
 	/* The largest result that still fits a reply line. */
 	gw.resultsz = gw.conf->c_agent.frame_bytes - AGENT_REPLY_WRAP_BYTES;
@@ -419,6 +423,8 @@ gw_upstreams_start(int fd, short event, void *arg)
 			log_debug("server %s: %zu tools listed",
 			    up->u_srv->name, up->u_mc.ntools);
 	}
+	if (reason == NULL && gw.conf->c_agent.protocol == PROTO_MCP)
+		reason = gw_tools_start();
 	memset(&gu, 0, sizeof(gu));
 	gu.gu_ok = reason == NULL;
 	(void)strlcpy(gu.gu_reason, reason == NULL ? "" : reason,
@@ -426,6 +432,39 @@ gw_upstreams_start(int fd, short event, void *arg)
 	gw.checked = 1;
 	gw.refused = reason != NULL;
 	proc_compose(PROC_PARENT, IMSG_GW_UPSTREAMS, &gu, sizeof(gu));
+}
+
+/*
+ * Protocol mcp: every operation's schema, from the pinned lists where
+ * the operator gave none, the list checked to fit the bridge's line and
+ * sent.  NULL, or why the session is refused.
+ */
+static const char *
+gw_tools_start(void)
+{
+	const struct conf_operation	*o;
+	const struct gw_upstream	*up;
+	const char			*s, *reason;
+	size_t				 i = 0, len;
+
+	TAILQ_FOREACH(o, &gw.conf->c_operations, entry) {
+		s = NULL;
+		len = 0;
+		if (o->tool->kind == TOOL_MCP &&
+		    ((up = gw_upstream(o->tool->server)) == NULL ||
+		    mcp_tool_schema(&up->u_mc, o->tool->remote, &s,
+		    &len) == -1))
+			s = NULL;
+		if ((reason = gw_tools_set(i++, s, len)) != NULL) {
+			log_warnx("operation %s: no input schema to show",
+			    o->name);
+			return (reason);
+		}
+	}
+	if ((reason = gw_tools_check()) != NULL)
+		return (reason);
+	gw_tools_send(&gw.s);
+	return (NULL);
 }
 
 /*
@@ -688,6 +727,8 @@ gw_policy_apply(void)
 	    gw.pol->gl_count);
 	log_info("policy revision %llu: %s",
 	    (unsigned long long)gw.pol->gl_revision, gw_gate_str(g));
+	if (g == GW_GATE_OK && gw.conf->c_agent.protocol == PROTO_MCP)
+		gw_tools_send(&gw.s);
 
 	memset(&gw.pol_ack, 0, sizeof(gw.pol_ack));
 	gw.pol_ack.ga_revision = gw.pol->gl_revision;

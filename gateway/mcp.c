@@ -93,6 +93,8 @@ static enum mcp_error	 mcp_check_init(struct mcp_client *,
 			    const struct mcp_msg *);
 static enum mcp_error	 mcp_page(struct mcp_client *, const struct mcp_msg *);
 static int		 mcp_tool_ok(const char *, size_t, size_t);
+static int		 mcp_keep_schema(struct mcp_client *, const char *,
+			    size_t, size_t, const char *);
 static void		 mcp_swap_scratch(struct mcp_client *,
 			    const uint8_t [SHA256_DIGEST_BYTES]);
 static enum mcp_error	 mcp_check_call(const struct mcp_msg *, int *);
@@ -214,6 +216,7 @@ mcp_open(struct mcp_client *c, int wfd, int rfd,
 	    (c->tools = calloc(n, sizeof(*c->tools))) == NULL ||
 	    (c->scratch = calloc(n, sizeof(*c->scratch))) == NULL ||
 	    (c->allow = calloc(n, sizeof(*c->allow))) == NULL ||
+	    (c->schemas = calloc(n, sizeof(*c->schemas))) == NULL ||
 	    (c->cursors = calloc(c->lim.pages, sizeof(*c->cursors))) == NULL) {
 		mcp_close(c);
 		return MCP_E_SYSTEM;
@@ -517,6 +520,8 @@ mcp_call(struct mcp_client *c, const char *name, const char *args,
 void
 mcp_close(struct mcp_client *c)
 {
+	size_t	 i;
+
 	if (c->wfd != -1)
 		close(c->wfd);
 	if (c->rfd != -1 && c->rfd != c->wfd)
@@ -530,6 +535,10 @@ mcp_close(struct mcp_client *c)
 	free(c->tools);
 	free(c->scratch);
 	free(c->allow);
+	if (c->schemas != NULL)
+		for (i = 0; i < c->nallow; i++)
+			free(c->schemas[i].s);
+	free(c->schemas);
 	free(c->cursors);
 	memset(c, 0, sizeof(*c));
 	c->wfd = c->rfd = -1;
@@ -569,6 +578,30 @@ mcp_tool_state(const struct mcp_client *c, const char *name)
 	if (c->pinned && mcp_find(c->tools, c->ntools, name) != NULL)
 		flags |= MCP_TOOL_DISCOVERED;
 	return flags;
+}
+
+/*
+ * A configured tool's input schema, canonical, as the server listed it
+ * when the list was pinned: 0 with *schema and *len, -1 when the tool is
+ * not configured or was not listed.
+ */
+int
+mcp_tool_schema(const struct mcp_client *c, const char *name,
+    const char **schema, size_t *len)
+{
+	size_t	 i;
+
+	if (!c->pinned)
+		return -1;
+	for (i = 0; i < c->nallow; i++)
+		if (strcmp(c->allow[i], name) == 0)
+			break;
+	if (i == c->nallow || c->schemas[i].s == NULL ||
+	    mcp_find(c->tools, c->ntools, name) == NULL)
+		return -1;
+	*schema = c->schemas[i].s;
+	*len = c->schemas[i].len;
+	return 0;
 }
 
 const char *
@@ -1035,9 +1068,52 @@ mcp_page(struct mcp_client *c, const struct mcp_msg *m)
 		    &jl, c->cbuf, c->lim.response_bytes + 1, &clen, &why) == -1)
 			return MCP_E_TOOLS;
 		sha256(c->cbuf, clen, t->digest);
+		if (!c->pinned && mcp_keep_schema(c, b, len, tool, t->name) ==
+		    -1)
+			return MCP_E_TOOLS;
 		c->nscratch++;
 	}
 	return MCP_OK;
+}
+
+/*
+ * Until the pin, a configured tool's input schema is kept, canonical:
+ * it is what an MCP agent is shown of the tool when the operator gave no
+ * schema (gateway.c strips it of its text).  After the pin the
+ * definition of a configured tool cannot change without ending the
+ * session, so the schema kept stays the one pinned.
+ */
+static int
+mcp_keep_schema(struct mcp_client *c, const char *b, size_t len,
+    size_t tool, const char *name)
+{
+	struct json_limits	 jl;
+	struct mcp_schema	*ms;
+	const char		*why;
+	size_t			 i, v, clen;
+	char			*s;
+
+	for (i = 0; i < c->nallow; i++)
+		if (strcmp(c->allow[i], name) == 0)
+			break;
+	if (i == c->nallow)
+		return 0;
+	if (!mcp_get(b, len, tool, "inputSchema", &v))
+		return -1;
+	jl.max_bytes = c->lim.response_bytes;
+	jl.max_depth = MCP_JSON_DEPTH;
+	if (json_canonical(b + v, json_value_end(b, len, v) - v, &jl,
+	    c->cbuf, c->lim.response_bytes + 1, &clen, &why) == -1)
+		return -1;
+	if ((s = malloc(clen + 1)) == NULL)
+		return -1;
+	memcpy(s, c->cbuf, clen);
+	s[clen] = '\0';
+	ms = &c->schemas[i];
+	free(ms->s);
+	ms->s = s;
+	ms->len = clen;
+	return 0;
 }
 
 /*

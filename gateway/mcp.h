@@ -113,6 +113,12 @@ enum mcp_state {
 	MCP_ST_DEAD		/* a fatal error happened */
 };
 
+/* A configured tool's input schema as first pinned, canonical. */
+struct mcp_schema {
+	char		*s;		/* NUL after it; NULL: not listed */
+	size_t		 len;
+};
+
 struct mcp_client {
 	int		 wfd;		/* the server's stdin */
 	int		 rfd;		/* the server's stdout */
@@ -142,6 +148,7 @@ struct mcp_client {
 	uint8_t		 pin[SHA256_DIGEST_BYTES];
 	uint8_t		(*cursors)[SHA256_DIGEST_BYTES];	/* of a list */
 	char		(*allow)[MCP_NAME_BYTES];	/* configured names */
+	struct mcp_schema *schemas;	/* of each, in the same order */
 	size_t		 nallow;
 
 	/* After a re-list: what moved, as names of ours and digests. */
@@ -178,6 +185,8 @@ void		 mcp_set_end(struct mcp_client *, const struct timespec *);
 
 const uint8_t	*mcp_tools_hash(const struct mcp_client *);
 int		 mcp_tool_state(const struct mcp_client *, const char *);
+int		 mcp_tool_schema(const struct mcp_client *, const char *,
+		    const char **, size_t *);
 const char	*mcp_strerror(enum mcp_error);
 __END_DECLS
 

@@ -326,14 +326,16 @@ ATF_TC_BODY(encode_lines, tc)
 	accepted("{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":\"ping\"}",
 	    FRONT_M_PING);
 	ATF_REQUIRE(front_encode_initialize(&msg.fm_id, "2025-06-18", "1.0",
-	    out, sizeof(out), &n, NULL) == 0);
+	    NULL, 0, out, sizeof(out), &n, NULL) == 0);
 	ATF_CHECK_STREQ(out, "{\"id\":\"i\",\"jsonrpc\":\"2.0\",\"result\":"
 	    "{\"capabilities\":{\"tools\":{\"listChanged\":true}},"
 	    "\"protocolVersion\":\"2025-06-18\",\"serverInfo\":{\"name\":"
 	    "\"cmcp-privsep\",\"version\":\"1.0\"}}}\n");
 	ATF_REQUIRE(front_encode_initialize(&msg.fm_id, "2024-11-05", "1.0",
-	    out, sizeof(out), &n, NULL) == 0);
+	    "{\"a\":\"b\"}", 9, out, sizeof(out), &n, NULL) == 0);
 	ATF_CHECK(strstr(out, "\"protocolVersion\":\"2025-11-25\"") != NULL);
+	ATF_CHECK(strstr(out, "\"instructions\":\"{\\\"a\\\":\\\"b\\\"}\","
+	    "\"protocolVersion\"") != NULL);
 	ATF_REQUIRE(front_encode_error(&msg.fm_id, FRONT_RPC_METHOD_NOT_FOUND,
 	    "Method not found", out, sizeof(out), &n, NULL) == 0);
 	ATF_CHECK_STREQ(out, "{\"id\":\"i\",\"jsonrpc\":\"2.0\",\"error\":"

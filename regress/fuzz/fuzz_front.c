@@ -93,7 +93,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (m.fm_request) {
 			r = front_encode_initialize(&m.fm_id, m.fm_version,
-			    "1", out, sizeof(out), &n, NULL);
+			    "1", "{}", 2, out, sizeof(out), &n, NULL);
 			if (m.fm_method == FRONT_M_INITIALIZE && r == -1)
 				abort();
 			check_line(r, n);

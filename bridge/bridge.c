@@ -153,6 +153,7 @@ static void	bridge_line_from(const char *, size_t);
 static void	bridge_write(int, short, void *);
 static void	bridge_eof(void);
 static int	bridge_judge_rest(int *, const char **);
+static const char *bridge_line_reason(enum bridge_frame_code);
 static void	bridge_elapsed(void);
 static void	bridge_end(int, const char *);
 static void	bridge_wd_start(void);
@@ -494,8 +495,22 @@ bridge_judge_rest(int *outcome, const char **whyp)
 fault:
 	if (code == FRAME_STDOUT_BUDGET)
 		*outcome = OUTCOME_STDOUT_LIMIT;
-	*whyp = bridge_frame_string(code);
+	*whyp = bridge_line_reason(code);
 	return (-1);
+}
+
+/*
+ * Why the splitting of stdout into lines failed, in the session's
+ * protocol: a line too long or cut short is an MCP message's fault too.
+ */
+static const char *
+bridge_line_reason(enum bridge_frame_code code)
+{
+	if (bs.mcp && code == FRAME_TOO_LARGE)
+		return (front_string(FRONT_TOO_LARGE));
+	if (bs.mcp && code == FRAME_TRUNCATED)
+		return ("mcp_truncated");
+	return (bridge_frame_string(code));
 }
 
 static void
@@ -646,7 +661,7 @@ bridge_frames(void)
 		if (r == -1) {
 			bridge_end(code == FRAME_STDOUT_BUDGET ?
 			    OUTCOME_STDOUT_LIMIT : OUTCOME_VIOLATION,
-			    bridge_frame_string(code));
+			    bridge_line_reason(code));
 			break;
 		}
 		if (r == 0)

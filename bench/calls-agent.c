@@ -13,6 +13,11 @@
  *
  * reads that reply and exits 0.  Exit 1 on a system error or a missing
  * reply, 2 on a first line it cannot read.
+ *
+ * With -m it speaks MCP on its stdio instead (agent { protocol mcp }):
+ * it sends initialize, reads the payload from the answer's instructions,
+ * and each request is the tools/call of the same operation and
+ * arguments, with ids 1, 2, ...; each is timed the same way.
  */
 
 #include <sys/types.h>
@@ -85,33 +90,58 @@ ca_us(const struct timespec *a, const struct timespec *b)
 	    (b->tv_nsec - a->tv_nsec) / 1000);
 }
 
+/* A request line for the operation and arguments, in the protocol. */
+static int
+ca_request(char *line, size_t size, int mcp, long id, const char *op,
+    const char *args)
+{
+	if (mcp)
+		return (snprintf(line, size, "{\"id\":%ld,\"jsonrpc\":\"2.0\","
+		    "\"method\":\"tools/call\",\"params\":{\"arguments\":%s,"
+		    "\"name\":\"%s\"}}\n", id, args, op));
+	return (snprintf(line, size, "{\"operation\":\"%s\",\"arguments\":"
+	    "%s}\n", op, args));
+}
+
+static const char ca_init[] = "{\"id\":0,\"jsonrpc\":\"2.0\","
+    "\"method\":\"initialize\",\"params\":{\"capabilities\":{},"
+    "\"clientInfo\":{\"name\":\"calls-agent\",\"version\":\"1\"},"
+    "\"protocolVersion\":\"2025-11-25\"}}\n";
+
 int
-main(void)
+main(int argc, char *argv[])
 {
 	static char		 line[CA_LINE_BYTES];
 	static long long	 us[CA_CALLS_MAX];
-	static char		 out[CA_CALLS_MAX * 12 + 128];
+	static char		 out[CA_CALLS_MAX * 12 + 256];
+	static char		 args[CA_CALLS_MAX * 12 + 128];
 	struct timespec		 t0, t1;
-	const char		*p;
+	const char		*p, *key;
 	size_t			 len;
 	long			 n, i;
-	int			 k, msg;
+	int			 k, msg, mcp;
 
-	if (ca_readline(line, sizeof(line)) == -1 ||
-	    (p = strstr(line, "\"n\":")) == NULL)
+	mcp = argc == 2 && strcmp(argv[1], "-m") == 0;
+	if (argc != 1 && !mcp)
 		return (2);
-	n = strtol(p + 4, NULL, 10);
+	/* The payload is the first line's, or initialize's instructions. */
+	key = mcp ? "\\\"n\\\":" : "\"n\":";
+	if ((mcp && ca_write(ca_init, sizeof(ca_init) - 1) == -1) ||
+	    ca_readline(line, sizeof(line)) == -1 ||
+	    (p = strstr(line, key)) == NULL)
+		return (2);
+	n = strtol(p + strlen(key), NULL, 10);
 	if (n < 1 || n > CA_CALLS_MAX)
 		return (2);
-	msg = strstr(line, "\"message\":true") != NULL;
+	msg = strstr(line, mcp ? "\\\"message\\\":true" :
+	    "\"message\":true") != NULL;
 	for (i = 0; i < n; i++) {
 		if (msg)
-			k = snprintf(line, sizeof(line), "{\"operation\":"
-			    "\"echo\",\"arguments\":{\"message\":\"call %ld\"}}\n",
-			    i);
+			(void)snprintf(args, sizeof(args),
+			    "{\"message\":\"call %ld\"}", i);
 		else
-			k = snprintf(line, sizeof(line), "{\"operation\":"
-			    "\"echo\",\"arguments\":{\"i\":%ld}}\n", i);
+			(void)snprintf(args, sizeof(args), "{\"i\":%ld}", i);
+		k = ca_request(line, sizeof(line), mcp, i + 1, "echo", args);
 		if (clock_gettime(CLOCK_MONOTONIC, &t0) == -1 ||
 		    ca_write(line, k) == -1 ||
 		    ca_readline(line, sizeof(line)) == -1 ||
@@ -119,12 +149,12 @@ main(void)
 			return (1);
 		us[i] = ca_us(&t0, &t1);
 	}
-	len = snprintf(out, sizeof(out),
-	    "{\"operation\":\"report\",\"arguments\":{\"us\":[");
+	len = snprintf(args, sizeof(args), "{\"us\":[");
 	for (i = 0; i < n; i++)
-		len += snprintf(out + len, sizeof(out) - len, "%s%lld",
+		len += snprintf(args + len, sizeof(args) - len, "%s%lld",
 		    i == 0 ? "" : ",", us[i]);
-	len += snprintf(out + len, sizeof(out) - len, "]}}\n");
+	(void)snprintf(args + len, sizeof(args) - len, "]}");
+	len = ca_request(out, sizeof(out), mcp, n + 1, "report", args);
 	if (ca_write(out, len) == -1 || ca_readline(line, sizeof(line)) == -1)
 		return (1);
 	return (0);

@@ -35,6 +35,7 @@
 #define CONF_INCLUDE_DEPTH	8
 #define CONF_DESC_BYTES		1024	/* an operation's description */
 #define CONF_SCHEMA_BYTES	8192	/* ... its input schema, canonical */
+#define CONF_SCHEMA_DEPTH	32	/* ... and its nesting */
 
 /* Defaults of the grammar that the rest of the suite does not share. */
 #define CONF_CHROOT		"/var/lib/cmcp-privsep/empty"

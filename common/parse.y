@@ -28,8 +28,14 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "json.h"
 
-#define TOKEN_BYTES	8192		/* longest token, quoted or bare */
+/*
+ * Longest token, quoted or bare: an operation's schema may be written
+ * with white space and over continued lines, and is bounded by its
+ * canonical form (CONF_SCHEMA_BYTES), which is never longer.
+ */
+#define TOKEN_BYTES	(2 * CONF_SCHEMA_BYTES)
 #define UNGET_SLOTS	(TOKEN_BYTES + 16)
 #define EXPAND_START	0x100		/* markers around a macro's text */
 #define EXPAND_END	0x101
@@ -81,7 +87,8 @@ enum opt {
 	O_IMAGE, O_COMMAND, O_USER, O_MEMORY, O_PIDS, O_NOFILE, O_FRAME,
 	O_STDOUT, O_STDERR, O_CALLS, O_TIMEOUT, O_PAYLOAD, O_PULSE, O_ACK,
 	O_LEASE, O_TRIES, O_STOPTIMEOUT, O_RESPONSE, O_TOOLS, O_PAGES,
-	O_KIND, O_CEILING, O_LABEL, O_OUTPUT, O_SOURCE, O_INPUT, O_INPUTTOOL
+	O_KIND, O_CEILING, O_LABEL, O_OUTPUT, O_SOURCE, O_INPUT, O_INPUTTOOL,
+	O_PROTOCOL, O_RELAY, O_BUDGET, O_DESCRIPTION, O_SCHEMA
 };
 
 /* Top-level statements, each allowed once. */
@@ -112,10 +119,10 @@ static char			**pool;		/* lexer strings */
 static size_t			 npool, poolcap;
 
 static uint32_t			 topset;
-static uint32_t			 optset;
+static uint64_t			 optset;	/* 1ULL << enum opt */
 static int			 userset[PROC_MAX];
 static struct conf_where	 userwhere[PROC_MAX];
-static struct conf_where	 agentwhere, eofwhere;
+static struct conf_where	 agentwhere, relaywhere, eofwhere;
 static struct conf_where	 sandboxopt;	/* first sandbox-only option */
 static const char		*sandboxkw;
 
@@ -127,6 +134,7 @@ static size_t			 nnamebuf;
 
 static struct conf_server	*cursrv;
 static struct conf_tool		*curtool;
+static struct conf_operation	*curop;
 static struct conf_rule		*currule;
 static struct conf_pred		*curpred;
 static size_t			 nservers, ntools, noperations, nrules;
@@ -170,6 +178,9 @@ static int	 argbuf_take(struct conf_argv *);
 static int	 ctr_cmd_ok(void);
 static int	 namebuf_add(const char *);
 static int	 value_add(int, long long, const char *);
+static int	 utf8_ok(const unsigned char *, size_t);
+static int	 op_description(struct conf_operation *, const char *);
+static int	 op_schema(struct conf_operation *, const char *);
 static void	 container_defaults(struct conf_container *);
 static void	 sandbox_only(const char *);
 static int	 conf_finish(void);
@@ -180,15 +191,15 @@ static void	 conf_free_argv(struct conf_argv *);
 %}
 
 %token	ABSENT ACK AGENT ALL ARG AUDIT AUDITOR BLOCK BRIDGE BUDGET CALLS
-%token	CEILING CHROOT COMMAND CONTROL DATABASE DOCKER DOCKERDCLIENT FRAME
-%token	GATEWAY GROUP IMAGE IN INCLUDE INIT INPUT LABEL LABELS LEASE MCP MEMORY
-%token	NOFILE OPERATION OUTPUT PAGES PASS PAYLOAD PIDS PRESENT PULSE QUICK
-%token	RESPONSE SANDBOX SERVER SOCKET SOURCE STDERR STDOUT STOP TIMEOUT TOOL
-%token	TOOLS TRIES USER WATCHDOG
+%token	CEILING CHROOT COMMAND CONTROL DATABASE DESCRIPTION DOCKER
+%token	DOCKERDCLIENT FRAME GATEWAY GROUP IMAGE IN INCLUDE INIT INPUT LABEL
+%token	LABELS LEASE MCP MEMORY NOFILE OPERATION OUTPUT PAGES PASS PAYLOAD PIDS
+%token	PRESENT PROTOCOL PULSE QUICK RELAY RESPONSE SANDBOX SCHEMA SERVER
+%token	SOCKET SOURCE STDERR STDOUT STOP TIMEOUT TOOL TOOLS TRIES USER WATCHDOG
 %token	NE LE GE ERROR
 %token	<v.string>	STRING NUMSTR
 %token	<v.number>	NUMBER
-%type	<v.number>	proc size time count cmpop action quick budget
+%type	<v.number>	proc size time count cmpop action quick yesno
 %type	<v.string>	macroval
 
 %%
@@ -332,6 +343,18 @@ count		: NUMBER	{ $$ = $1; }
 		}
 		;
 
+yesno		: STRING {
+			if (strcmp($1, "yes") == 0)
+				$$ = 1;
+			else if (strcmp($1, "no") == 0)
+				$$ = 0;
+			else {
+				yyerror("yes or no expected");
+				YYABORT;
+			}
+		}
+		;
+
 main		: USER proc userspec optgroup {
 			if (userset[$2]) {
 				yyerror("duplicate user %s", proc_names[$2]);
@@ -447,7 +470,15 @@ agent		: AGENT {
 				YYABORT;
 			agentwhere = here();
 			optset = 0;
-		} '{' agentopts '}'
+		} '{' agentopts '}' {
+			/* Only an MCP host spawns a server to relay to. */
+			if ((optset & (1ULL << O_RELAY)) &&
+			    conf->c_agent.protocol != PROTO_MCP) {
+				conf_error(&relaywhere,
+				    "agent: relay needs protocol mcp");
+				YYABORT;
+			}
+		}
 		;
 
 agentopts	: agentopt1
@@ -534,6 +565,29 @@ agentopt	: IMAGE STRING {
 			    addref(REF_LABEL, $3,
 			    &conf->c_agent.payload_label) == -1)
 				YYABORT;
+		}
+		| PROTOCOL MCP {
+			if (once(O_PROTOCOL, "protocol") == -1)
+				YYABORT;
+			conf->c_agent.protocol = PROTO_MCP;
+		}
+		| PROTOCOL STRING {
+			if (once(O_PROTOCOL, "protocol") == -1)
+				YYABORT;
+			if (strcmp($2, "frames") == 0)
+				conf->c_agent.protocol = PROTO_FRAMES;
+			else if (strcmp($2, "mcp") == 0)
+				conf->c_agent.protocol = PROTO_MCP;
+			else {
+				yyerror("protocol: frames or mcp expected");
+				YYABORT;
+			}
+		}
+		| RELAY yesno {
+			if (once(O_RELAY, "relay") == -1)
+				YYABORT;
+			conf->c_agent.relay = $2;
+			relaywhere = here();
 		}
 		;
 
@@ -737,12 +791,12 @@ tool		: TOOL STRING {
 				    "tool \"%s\": no command", t->name);
 				YYABORT;
 			}
-			if ((optset & (1U << O_CEILING)) == 0) {
+			if ((optset & (1ULL << O_CEILING)) == 0) {
 				conf_error(&t->where,
 				    "tool \"%s\": no ceiling", t->name);
 				YYABORT;
 			}
-			if ((optset & (1U << O_LABEL)) == 0) {
+			if ((optset & (1ULL << O_LABEL)) == 0) {
 				conf_error(&t->where,
 				    "tool \"%s\": no label", t->name);
 				YYABORT;
@@ -855,9 +909,12 @@ sandboxopt	: COMMAND command {
 		}
 		;
 
-/* operation "name" tool "tool" [budget N] */
+/*
+ * operation "name" tool "tool" [budget N] [description "text"]
+ *     [schema "json"], the optional parts in any order, each once
+ */
 
-operation	: OPERATION STRING TOOL STRING budget {
+operation	: OPERATION STRING TOOL STRING {
 			struct conf_operation	*o;
 
 			if (name_ok("operation", $2) == -1)
@@ -880,17 +937,32 @@ operation	: OPERATION STRING TOOL STRING budget {
 			TAILQ_INSERT_TAIL(&conf->c_operations, o, entry);
 			strlcpy(o->name, $2, sizeof(o->name));
 			o->where = here();
-			o->budget = $5;
 			if (addref(REF_TOOL, $4, &o->tool) == -1)
 				YYABORT;
-		}
+			curop = o;
+			optset = 0;
+		} opopts
 		;
 
-budget		: /* empty */		{ $$ = 0; }
-		| BUDGET count {
-			if (inrange("budget", $2, 1, 1000, U_COUNT) == -1)
+opopts		: /* empty */
+		| opopts opopt
+		;
+
+opopt		: BUDGET count {
+			if (once(O_BUDGET, "budget") == -1 ||
+			    inrange("budget", $2, 1, 1000, U_COUNT) == -1)
 				YYABORT;
-			$$ = $2;
+			curop->budget = $2;
+		}
+		| DESCRIPTION STRING {
+			if (once(O_DESCRIPTION, "description") == -1 ||
+			    op_description(curop, $2) == -1)
+				YYABORT;
+		}
+		| SCHEMA STRING {
+			if (once(O_SCHEMA, "schema") == -1 ||
+			    op_schema(curop, $2) == -1)
+				YYABORT;
 		}
 		;
 
@@ -1064,6 +1136,7 @@ static const struct keyword keywords[] = {
 	{ "command",		COMMAND },
 	{ "control",		CONTROL },
 	{ "database",		DATABASE },
+	{ "description",	DESCRIPTION },
 	{ "docker",		DOCKER },
 	{ "dockerd-client",	DOCKERDCLIENT },
 	{ "frame",		FRAME },
@@ -1087,10 +1160,13 @@ static const struct keyword keywords[] = {
 	{ "payload",		PAYLOAD },
 	{ "pids",		PIDS },
 	{ "present",		PRESENT },
+	{ "protocol",		PROTOCOL },
 	{ "pulse",		PULSE },
 	{ "quick",		QUICK },
+	{ "relay",		RELAY },
 	{ "response",		RESPONSE },
 	{ "sandbox",		SANDBOX },
+	{ "schema",		SCHEMA },
 	{ "server",		SERVER },
 	{ "socket",		SOCKET },
 	{ "source",		SOURCE },
@@ -1610,11 +1686,11 @@ addref(enum ref_kind kind, const char *name, void *target)
 static int
 once(enum opt o, const char *kw)
 {
-	if (optset & (1U << o)) {
+	if (optset & (1ULL << o)) {
 		yyerror("duplicate %s", kw);
 		return -1;
 	}
-	optset |= 1U << o;
+	optset |= 1ULL << o;
 	return 0;
 }
 
@@ -1971,6 +2047,115 @@ value_add(int is_number, long long n, const char *s)
 	return 0;
 }
 
+/* Well-formed UTF-8: no overlong form, no surrogate, nothing past U+10FFFF. */
+static int
+utf8_ok(const unsigned char *s, size_t len)
+{
+	uint32_t	 cp, min;
+	size_t		 i = 0, n, k;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((s[i] & 0xe0) == 0xc0) {
+			n = 1;
+			cp = s[i] & 0x1f;
+			min = 0x80;
+		} else if ((s[i] & 0xf0) == 0xe0) {
+			n = 2;
+			cp = s[i] & 0x0f;
+			min = 0x800;
+		} else if ((s[i] & 0xf8) == 0xf0) {
+			n = 3;
+			cp = s[i] & 0x07;
+			min = 0x10000;
+		} else
+			return 0;
+		if (len - i - 1 < n)
+			return 0;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += n + 1;
+	}
+	return 1;
+}
+
+/* What an MCP agent reads of the operation; the lexer let no control in. */
+static int
+op_description(struct conf_operation *o, const char *s)
+{
+	size_t	 len = strlen(s);
+
+	if (len == 0) {
+		yyerror("operation: empty description");
+		return -1;
+	}
+	if (len >= CONF_DESC_BYTES) {
+		yyerror("operation: description longer than %d bytes",
+		    CONF_DESC_BYTES - 1);
+		return -1;
+	}
+	if (!utf8_ok((const unsigned char *)s, len)) {
+		yyerror("operation: description is not valid UTF-8");
+		return -1;
+	}
+	if ((o->description = strdup(s)) == NULL) {
+		yyerror("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The input schema an MCP agent is shown: one JSON object, read by the
+ * suite's strict reader and kept in canonical form.  A refusal names the
+ * reader's fixed reason, never the text.  U+007F, which canonical JSON
+ * writes raw, is refused: the printed configuration could not carry it.
+ */
+static int
+op_schema(struct conf_operation *o, const char *s)
+{
+	static char		 canon[CONF_SCHEMA_BYTES];
+	struct json_limits	 lim;
+	enum json_error		 e;
+	size_t			 len;
+
+	lim.max_bytes = TOKEN_BYTES;
+	lim.max_depth = CONF_SCHEMA_DEPTH;
+	e = json_canon(s, strlen(s), &lim, canon, sizeof(canon), &len);
+	if (e == JSON_ESPACE) {
+		yyerror("operation: schema longer than %d bytes in canonical "
+		    "form", CONF_SCHEMA_BYTES - 1);
+		return -1;
+	}
+	if (e != JSON_OK) {
+		yyerror("operation: schema: %s", json_strerror(e));
+		return -1;
+	}
+	if (json_type(canon, len, 0) != JSON_OBJECT) {
+		yyerror("operation: schema is not a JSON object");
+		return -1;
+	}
+	if (memchr(canon, 0x7f, len) != NULL) {
+		yyerror("operation: schema: U+007F in a string");
+		return -1;
+	}
+	if ((o->schema = malloc(len + 1)) == NULL) {
+		yyerror("out of memory");
+		return -1;
+	}
+	memcpy(o->schema, canon, len + 1);
+	o->schemalen = len;
+	return 0;
+}
+
 static void
 container_defaults(struct conf_container *c)
 {
@@ -2184,6 +2369,7 @@ parse_reset(void)
 	nargbuf = nnamebuf = 0;
 	cursrv = NULL;
 	curtool = NULL;
+	curop = NULL;
 	currule = NULL;
 	curpred = NULL;
 	topfile = NULL;
@@ -2295,6 +2481,8 @@ free_config(struct cmcp_conf *c)
 	}
 	while ((o = TAILQ_FIRST(&c->c_operations)) != NULL) {
 		TAILQ_REMOVE(&c->c_operations, o, entry);
+		free(o->description);
+		free(o->schema);
 		free(o);
 	}
 	while ((r = TAILQ_FIRST(&c->c_rules)) != NULL) {

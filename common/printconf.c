@@ -172,7 +172,12 @@ print_agent(FILE *fp, const struct cmcp_conf *c)
 	print_time(fp, "timeout", a->ctr.timeout_ms);
 	fputs("\tpayload label ", fp);
 	print_label(fp, c, a->payload_label);
-	fputs("\n}\n", fp);
+	fprintf(fp, "\n\tprotocol %s\n",
+	    a->protocol == PROTO_MCP ? "mcp" : "frames");
+	/* Like a sandbox tool's settings: only where it applies. */
+	if (a->protocol == PROTO_MCP)
+		fprintf(fp, "\trelay %s\n", a->relay ? "yes" : "no");
+	fputs("}\n", fp);
 }
 
 static void
@@ -352,6 +357,14 @@ print_config(const struct cmcp_conf *c, FILE *fp)
 		print_string(fp, o->tool->name);
 		if (o->budget != 0)
 			fprintf(fp, " budget %u", o->budget);
+		if (o->description != NULL) {
+			fputs(" description ", fp);
+			print_string(fp, o->description);
+		}
+		if (o->schema != NULL) {
+			fputs(" schema ", fp);
+			print_string(fp, o->schema);
+		}
 		fputc('\n', fp);
 	}
 	if (!TAILQ_EMPTY(&c->c_rules))

@@ -17,7 +17,8 @@ CPPFLAGS.regress/fuzz= -Ibridge -Igateway -Idockerd-client -Iregress/docker \
 
 # What each fuzzes, beside its harness.
 fuzz_imsg_SRCS=	common/imsg.c
-fuzz_config_SRCS= common/parse.c common/printconf.c common/log.c
+fuzz_config_SRCS= common/parse.c common/printconf.c common/log.c \
+		common/json.c
 fuzz_inspect_SRCS= dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
 fuzz_json_SRCS=	common/json.c
 fuzz_frame_SRCS= bridge/frame.c common/json.c

@@ -127,6 +127,7 @@ parent_session_prepare(const struct cmcp_conf *conf)
 	sd->sd_pids = ag->ctr.pids;
 	sd->sd_nofile = ag->nofile;
 	sd->sd_deadline_ms = ag->ctr.timeout_ms;
+	sd->sd_relay = ag->relay;
 #ifdef CMCP_TEST
 	sd->sd_weaken = parent_test.weaken;
 	sd->sd_noadmit = parent_test.noadmit;
@@ -138,6 +139,7 @@ parent_session_prepare(const struct cmcp_conf *conf)
 	    HOST_DEADLINE_SLACK_MS;
 	sb->sb_frame_bytes = ag->frame_bytes;
 	sb->sb_calls = ag->calls;
+	sb->sb_protocol = ag->protocol;
 
 	/* The watchdog's numbers (DESIGN 10), checked by parse.y. */
 	sb->sb_pulse_ms = conf->c_wd.pulse_ms;

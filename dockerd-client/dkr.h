@@ -25,6 +25,7 @@
 #define DKR_IMAGE_ID_BYTES	(7 + 64 + 1)	/* "sha256:" 64 hex NUL */
 #define DKR_CONTAINER_ID_BYTES	(64 + 1)
 #define DKR_ARGV_MAX		16
+#define DKR_INIT_ARGS_MAX	5	/* cmcp-init [-r] -t ms -- */
 #define DKR_ENV_MAX		8
 #define DKR_ARG_BYTES		256
 #define DKR_LABEL_BYTES		64
@@ -74,6 +75,7 @@ struct dkr_template {
 	int64_t	 nproc;
 	int64_t	 nano_cpus;				/* 0: no limit */
 	int64_t	 deadline_ms;				/* cmcp-init -t */
+	int	 relay;					/* cmcp-init -r: 0, 1 */
 	char	 instance[DKR_LABEL_BYTES];
 	char	 session[DKR_LABEL_BYTES];
 #ifdef CMCP_TEST
@@ -95,6 +97,7 @@ enum dkr_reason {
 	DKR_R_T_LIMITS,
 	DKR_R_T_DEADLINE,
 	DKR_R_T_LABELS,
+	DKR_R_T_RELAY,
 	/* container inspect, top level */
 	DKR_R_ID,
 	DKR_R_IMAGE,

@@ -35,6 +35,7 @@ static const char *const reasons[DKR_R_MAX] = {
 	[DKR_R_T_LIMITS] =	"template limits",
 	[DKR_R_T_DEADLINE] =	"template deadline",
 	[DKR_R_T_LABELS] =	"template labels",
+	[DKR_R_T_RELAY] =	"template relay",
 	[DKR_R_ID] =		"Id",
 	[DKR_R_IMAGE] =		"Image",
 	[DKR_R_PATH] =		"Path",
@@ -201,6 +202,8 @@ dkr_template_check(const struct dkr_template *t)
 		return DKR_R_T_DEADLINE;
 	if (!dkr_label_valid(t->instance) || !dkr_label_valid(t->session))
 		return DKR_R_T_LABELS;
+	if (t->relay != 0 && t->relay != 1)
+		return DKR_R_T_RELAY;
 	return DKR_OK;
 }
 
@@ -264,11 +267,11 @@ static int
 build(const struct dkr_template *t, cJSON *root)
 {
 	const char	*argv[DKR_ARGV_MAX], *env[DKR_ENV_MAX];
-	const char	*ep[4], *none = "none", *drop = "ALL";
+	const char	*ep[DKR_INIT_ARGS_MAX], *none = "none", *drop = "ALL";
 	const char	*nnp = "no-new-privileges";
 	char		 user[32], ms[24];
 	cJSON		*hc, *o, *a;
-	size_t		 i;
+	size_t		 i, nep = 0;
 
 	for (i = 0; i < t->argc; i++)
 		argv[i] = t->argv[i];
@@ -277,14 +280,17 @@ build(const struct dkr_template *t, cJSON *root)
 	(void)snprintf(user, sizeof(user), "%u:%u", (unsigned)t->uid,
 	    (unsigned)t->gid);
 	(void)snprintf(ms, sizeof(ms), "%lld", (long long)t->deadline_ms);
-	ep[0] = CMCP_INIT_TARGET;
-	ep[1] = "-t";
-	ep[2] = ms;
-	ep[3] = "--";
+	ep[nep++] = CMCP_INIT_TARGET;
+	/* The container's stdio waits for the MCP host's cmcp-init -c. */
+	if (t->relay)
+		ep[nep++] = "-r";
+	ep[nep++] = "-t";
+	ep[nep++] = ms;
+	ep[nep++] = "--";
 
 	if (cJSON_AddStringToObject(root, "Image", t->image) == NULL ||
 	    cJSON_AddStringToObject(root, "User", user) == NULL ||
-	    add_strings(root, "Entrypoint", ep, 4) == -1 ||
+	    add_strings(root, "Entrypoint", ep, nep) == -1 ||
 	    add_strings(root, "Cmd", argv, t->argc) == -1 ||
 	    add_strings(root, "Env", env, t->envc) == -1 ||
 	    cJSON_AddStringToObject(root, "WorkingDir", "/") == NULL ||

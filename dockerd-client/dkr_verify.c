@@ -166,8 +166,10 @@ has_string(const cJSON *a, const char *s)
 /* The argument vectors the template implies. */
 struct vecs {
 	char		 ms[24];
-	const char	*ep[4];
-	const char	*args[4 + DKR_ARGV_MAX];
+	const char	*ep[DKR_INIT_ARGS_MAX];
+	size_t		 nep;
+	const char	*args[DKR_INIT_ARGS_MAX - 1 + DKR_ARGV_MAX];
+	size_t		 nargs;		/* Entrypoint after Path, then Cmd */
 	const char	*cmd[DKR_ARGV_MAX];
 	const char	*env[DKR_ENV_MAX];
 	char		 user[32];
@@ -182,12 +184,18 @@ vecs_fill(struct vecs *v, const struct dkr_template *t)
 	    (long long)t->deadline_ms);
 	(void)snprintf(v->user, sizeof(v->user), "%u:%u", (unsigned)t->uid,
 	    (unsigned)t->gid);
-	v->ep[0] = CMCP_INIT_TARGET;
-	v->ep[1] = v->args[0] = "-t";
-	v->ep[2] = v->args[1] = v->ms;
-	v->ep[3] = v->args[2] = "--";
+	/* Exactly the relay that was asked for, or none. */
+	v->nep = 0;
+	v->ep[v->nep++] = CMCP_INIT_TARGET;
+	if (t->relay)
+		v->ep[v->nep++] = "-r";
+	v->ep[v->nep++] = "-t";
+	v->ep[v->nep++] = v->ms;
+	v->ep[v->nep++] = "--";
+	for (v->nargs = 0; v->nargs + 1 < v->nep; v->nargs++)
+		v->args[v->nargs] = v->ep[v->nargs + 1];
 	for (i = 0; i < t->argc; i++)
-		v->cmd[i] = v->args[3 + i] = t->argv[i];
+		v->cmd[i] = v->args[v->nargs++] = t->argv[i];
 	for (i = 0; i < t->envc; i++)
 		v->env[i] = t->env[i];
 }
@@ -242,7 +250,7 @@ verify_top(const cJSON *root, const struct dkr_template *t, const char *id,
 		return DKR_R_IMAGE;
 	if (!is_str(root, "Path", CMCP_INIT_TARGET))
 		return DKR_R_PATH;
-	if (!is_strings(root, "Args", v.args, 3 + t->argc))
+	if (!is_strings(root, "Args", v.args, v.nargs))
 		return DKR_R_ARGS;
 	st = field(root, "State");
 	if (!(((states & DKR_STATE_CREATED) &&
@@ -279,7 +287,7 @@ verify_config(const cJSON *c, const struct dkr_template *t)
 	/* Image Env is merged in; it must not add anything. */
 	if (!is_strings(c, "Env", v.env, t->envc))
 		return DKR_R_ENV;
-	if (!is_strings(c, "Entrypoint", v.ep, 4))
+	if (!is_strings(c, "Entrypoint", v.ep, v.nep))
 		return DKR_R_ENTRYPOINT;
 	if (!is_strings(c, "Cmd", v.cmd, t->argc))
 		return DKR_R_CMD;

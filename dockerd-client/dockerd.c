@@ -1187,5 +1187,6 @@ dkr_template_fill(const struct session_docker *sd, struct dkr_template *t)
 	t->nproc = sd->sd_pids;
 	t->nano_cpus = 0;
 	t->deadline_ms = sd->sd_deadline_ms;
+	t->relay = sd->sd_relay;
 	return (dkr_template_check(t) == DKR_OK ? 0 : -1);
 }

@@ -611,6 +611,91 @@ ATF_TC_CLEANUP(workload_cannot_fake_time_limit, tc)
 	sweep(tc, "regress-fake");
 }
 
+/*
+ * One container running the relay workload below, its stdin the host's
+ * line; its exit code.  The workload reads its own stdin to its end,
+ * then runs the connector as an MCP host would, with one line to send
+ * and a reader of one line.  With the relay the stream stays open, as
+ * the bridge leaves it (the connector ends at either end); without, the
+ * host closes it so that the workload's read ends.
+ */
+static int64_t
+run_relay(const atf_tc_t *tc, int relay, struct output *o)
+{
+	static const char *const argv[] = { "/bin/busybox", "sh", "-c",
+	    "echo \"workload-in:$(busybox cat)\"; "
+	    "(echo to-host; busybox sleep 3) | /cmcp-init -c | "
+	    "busybox head -n 1 >&2", NULL };
+	struct dkr_client	 c;
+	struct dkr_template	 t;
+	struct images		 im;
+	char			 id[DKR_CONTAINER_ID_BYTES];
+	char			 left[DKR_ATTACH_HEAD_BYTES];
+	const char		*in = "hello-from-host\n";
+	size_t			 leftlen;
+	int64_t			 code;
+	int			 fd;
+
+	engine(tc, &c);
+	images(tc, &im);
+	tmpl(&t, &im, im.fixtures, "regress-relay", 20000, argv);
+	t.relay = relay;
+	create(&c, &t, id);
+	ATF_CHECK_EQ(inspect_verify(&c, &t, id), DKR_OK);
+	/* Admission takes exactly the entry point that was asked. */
+	t.relay = !relay;
+	ATF_CHECK_EQ(inspect_verify(&c, &t, id), DKR_R_ARGS);
+	t.relay = relay;
+	ATF_REQUIRE_MSG(dkr_attach(&c, id, &fd, left, sizeof(left),
+	    &leftlen) == 0, "%s", c.err);
+	ATF_REQUIRE_EQ(dkr_start(&c, id), 204);
+	ATF_REQUIRE(send(fd, in, strlen(in), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(in));
+	if (!relay)
+		ATF_REQUIRE(shutdown(fd, SHUT_WR) == 0);
+	if (pump(fd, left, leftlen, o, now_ms() + RUN_TIMEOUT_MS) == -1) {
+		ATF_CHECK_EQ(dkr_kill(&c, id), 204);
+		code = -1;
+	} else
+		ATF_REQUIRE_MSG(dkr_wait(&c, id, RUN_TIMEOUT_MS, &code) == 0,
+		    "%s", c.err);
+	close(fd);
+	remove_confirmed(&c, id);
+	dkr_client_free(&c);
+	return code;
+}
+
+ATF_TC_WITH_CLEANUP(relay_container_stdio);
+ATF_TC_HEAD(relay_container_stdio, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "With the relay (cmcp-init -r) the "
+	    "container's stdin and stdout reach only the connector; the "
+	    "workload's stdin is empty and its stdout is the stderr stream");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(relay_container_stdio, tc)
+{
+	static struct output	 o;
+	int64_t			 code;
+
+	code = run_relay(tc, 1, &o);
+	ATF_CHECK_EQ(code, 0);
+	ATF_CHECK_STREQ(o.out, "to-host\n");
+	ATF_CHECK_STREQ(o.err, "workload-in:\nhello-from-host\n");
+
+	/* Without it the same workload holds the stream, no connector. */
+	code = run_relay(tc, 0, &o);
+	ATF_CHECK_EQ(code, 0);
+	ATF_CHECK(strstr(o.out, "workload-in:hello-from-host\n") == o.out);
+	ATF_CHECK(strstr(o.out, "to-host") == NULL);
+	ATF_CHECK(strstr(o.err, "no relay") != NULL);
+}
+ATF_TC_CLEANUP(relay_container_stdio, tc)
+{
+	sweep(tc, "regress-relay");
+}
+
 /* Create a weakened container directly, as only a test may. */
 static enum dkr_reason
 weakened(struct dkr_client *c, const struct dkr_template *t,
@@ -780,6 +865,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, report_dumpable_init_mutant);
 	ATF_TP_ADD_TC(tp, deadline_ends_container);
 	ATF_TP_ADD_TC(tp, workload_cannot_fake_time_limit);
+	ATF_TP_ADD_TC(tp, relay_container_stdio);
 	ATF_TP_ADD_TC(tp, weakened_containers_refused);
 	ATF_TP_ADD_TC(tp, list_by_label_only);
 	ATF_TP_ADD_TC(tp, names_never_sent);

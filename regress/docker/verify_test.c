@@ -3,7 +3,8 @@
  *
  * fixtures/inspect-good.json is GET /containers/{id}/json of a container
  * that the private test engine created from the template below
- * (dkr_template_body), fixtures/image-*.json are GET /images/{id}/json of
+ * (dkr_template_body), inspect-relay.json the same of one created with
+ * the relay (cmcp-init -r), fixtures/image-*.json are GET /images/{id}/json of
  * the test images, version.json and info.json the engine's own.  Each test
  * weakens one field of a good document and expects the verifier to refuse
  * naming that field.
@@ -123,19 +124,40 @@ parsed(const char *json)
 	return v;
 }
 
+/* Verify root, which is consumed, against t; id NULL: any. */
+static enum dkr_reason
+verify_doc_as(cJSON *root, const struct dkr_template *t, const char *id,
+    char *why, size_t whylen)
+{
+	enum dkr_reason		 r;
+	char			*s;
+
+	ATF_REQUIRE((s = cJSON_PrintUnformatted(root)) != NULL);
+	r = dkr_inspect_verify(s, strlen(s), t, id, why, whylen);
+	free(s);
+	cJSON_Delete(root);
+	return r;
+}
+
 static enum dkr_reason
 verify_doc(cJSON *root, char *why, size_t whylen)
 {
 	struct dkr_template	 t;
-	enum dkr_reason		 r;
-	char			*s;
 
 	fx_template(&t);
-	ATF_REQUIRE((s = cJSON_PrintUnformatted(root)) != NULL);
-	r = dkr_inspect_verify(s, strlen(s), &t, FX_ID, why, whylen);
-	free(s);
-	cJSON_Delete(root);
-	return r;
+	return verify_doc_as(root, &t, FX_ID, why, whylen);
+}
+
+static void
+refused_as(cJSON *root, const struct dkr_template *t, enum dkr_reason want)
+{
+	char		 why[DKR_WHY_BYTES];
+	enum dkr_reason	 r;
+
+	r = verify_doc_as(root, t, NULL, why, sizeof(why));
+	ATF_CHECK_EQ_MSG(r, want, "got \"%s\", want \"%s\"", why,
+	    dkr_reason_str(want));
+	ATF_CHECK(strstr(why, dkr_reason_str(want)) != NULL);
 }
 
 static void
@@ -345,6 +367,80 @@ MUTANT(state_restarting_refused, DKR_R_STATE,
 MUTANT(state_exited_refused, DKR_R_STATE,
     set(r, "State.Status", cJSON_CreateString("exited")))
 
+/*
+ * The relay (agent { relay yes }): cmcp-init -r keeps the container's
+ * stdio for the MCP host's connector.  Admission takes exactly the
+ * entry point that was asked: -r where no relay was asked is refused,
+ * and so is its absence where one was.  Each case changes one field.
+ */
+MUTANT(relay_entrypoint_unasked_refused, DKR_R_ENTRYPOINT,
+    set(r, "Config.Entrypoint", parsed("[\"/cmcp-init\",\"-r\",\"-t\","
+    "\"15000\",\"--\"]")))
+MUTANT(relay_args_unasked_refused, DKR_R_ARGS,
+    set(r, "Args", parsed("[\"-r\",\"-t\",\"15000\",\"--\",\"/report\"]")))
+
+ATF_TC_WITHOUT_HEAD(relay_inspect_verifies);
+ATF_TC_BODY(relay_inspect_verifies, tc)
+{
+	struct dkr_template	 t;
+	char			 why[DKR_WHY_BYTES], *buf;
+	size_t			 len;
+	enum dkr_reason		 r;
+
+	fx_relay_template(&t);
+	buf = slurp(tc, "inspect-relay.json", &len);
+	r = dkr_inspect_verify(buf, len, &t, FX_RELAY_ID, why, sizeof(why));
+	ATF_CHECK_EQ_MSG(r, DKR_OK, "%s", why);
+	free(buf);
+	ATF_CHECK_EQ(verify_doc_as(load(tc, "inspect-relay.json"), &t,
+	    FX_RELAY_ID, why, sizeof(why)), DKR_OK);
+}
+
+/* The engine's own documents, each against the other template. */
+ATF_TC_WITHOUT_HEAD(relay_container_unasked_refused);
+ATF_TC_BODY(relay_container_unasked_refused, tc)
+{
+	struct dkr_template	 t;
+
+	fx_relay_template(&t);
+	t.relay = 0;
+	refused_as(load(tc, "inspect-relay.json"), &t, DKR_R_ARGS);
+}
+
+ATF_TC_WITHOUT_HEAD(relay_container_missing_refused);
+ATF_TC_BODY(relay_container_missing_refused, tc)
+{
+	struct dkr_template	 t;
+
+	fx_template(&t);
+	t.relay = 1;
+	refused_as(load(tc, "inspect-good.json"), &t, DKR_R_ARGS);
+}
+
+#define RELAY_MUTANT(name, reason, stmt)				\
+ATF_TC_WITHOUT_HEAD(name);						\
+ATF_TC_BODY(name, tc)							\
+{									\
+	struct dkr_template	 t;					\
+	cJSON			*r = load(tc, "inspect-relay.json");	\
+	fx_relay_template(&t);						\
+	stmt;								\
+	refused_as(r, &t, reason);					\
+}
+
+RELAY_MUTANT(relay_entrypoint_missing_refused, DKR_R_ENTRYPOINT,
+    set(r, "Config.Entrypoint", parsed("[\"/cmcp-init\",\"-t\",\"15000\","
+    "\"--\"]")))
+RELAY_MUTANT(relay_args_missing_refused, DKR_R_ARGS,
+    set(r, "Args", parsed("[\"-t\",\"15000\",\"--\",\"/report\"]")))
+/* getopt would take -r here too; admission takes only the one vector. */
+RELAY_MUTANT(relay_entrypoint_reordered_refused, DKR_R_ENTRYPOINT,
+    set(r, "Config.Entrypoint", parsed("[\"/cmcp-init\",\"-t\",\"15000\","
+    "\"-r\",\"--\"]")))
+RELAY_MUTANT(relay_entrypoint_twice_refused, DKR_R_ENTRYPOINT,
+    set(r, "Config.Entrypoint", parsed("[\"/cmcp-init\",\"-r\",\"-r\","
+    "\"-t\",\"15000\",\"--\"]")))
+
 /* Parser ambiguities: Go keeps the last duplicate and ignores case. */
 MUTANT(duplicate_key_refused, DKR_R_NETWORK,
     cJSON_AddItemToObject(at(r, "HostConfig"), "NetworkMode",
@@ -425,6 +521,8 @@ ATF_TC_BODY(template_weak_values_refused, tc)
 	WEAK(strcpy(t.env[0], "=x"), DKR_R_T_ENV);
 	WEAK(strcpy(t.session, "a,b=c"), DKR_R_T_LABELS);
 	WEAK(t.instance[0] = '\0', DKR_R_T_LABELS);
+	WEAK(t.relay = 2, DKR_R_T_RELAY);
+	WEAK(t.relay = -1, DKR_R_T_RELAY);
 #undef WEAK
 }
 
@@ -471,6 +569,37 @@ ATF_TC_BODY(template_body_profile, tc)
 	ATF_CHECK_EQ(cJSON_GetArraySize(at(b, "HostConfig.Mounts")), 1);
 	ATF_CHECK_STREQ(at(b, "Image")->valuestring, FX_IMAGE);
 	cJSON_Delete(b);
+}
+
+/* The entry point with -r exactly when the relay is asked. */
+static void
+body_entrypoint(const struct dkr_template *t, const char *want)
+{
+	enum dkr_reason	 r;
+	cJSON		*b, *ep;
+	char		*s, *e;
+
+	ATF_REQUIRE((s = dkr_template_body(t, &r)) != NULL);
+	ATF_REQUIRE((b = cJSON_Parse(s)) != NULL);
+	free(s);
+	ep = at(b, "Entrypoint");
+	ATF_REQUIRE((e = cJSON_PrintUnformatted(ep)) != NULL);
+	ATF_CHECK_STREQ(e, want);
+	free(e);
+	cJSON_Delete(b);
+}
+
+ATF_TC_WITHOUT_HEAD(template_body_relay);
+ATF_TC_BODY(template_body_relay, tc)
+{
+	struct dkr_template	 t;
+
+	(void)tc;
+	fx_template(&t);
+	body_entrypoint(&t, "[\"/cmcp-init\",\"-t\",\"15000\",\"--\"]");
+	fx_relay_template(&t);
+	body_entrypoint(&t,
+	    "[\"/cmcp-init\",\"-r\",\"-t\",\"15000\",\"--\"]");
 }
 
 ATF_TC_WITHOUT_HEAD(create_warnings_refused);
@@ -681,6 +810,15 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, apparmor_unconfined_refused);
 	ATF_TP_ADD_TC(tp, state_restarting_refused);
 	ATF_TP_ADD_TC(tp, state_exited_refused);
+	ATF_TP_ADD_TC(tp, relay_entrypoint_unasked_refused);
+	ATF_TP_ADD_TC(tp, relay_args_unasked_refused);
+	ATF_TP_ADD_TC(tp, relay_inspect_verifies);
+	ATF_TP_ADD_TC(tp, relay_container_unasked_refused);
+	ATF_TP_ADD_TC(tp, relay_container_missing_refused);
+	ATF_TP_ADD_TC(tp, relay_entrypoint_missing_refused);
+	ATF_TP_ADD_TC(tp, relay_args_missing_refused);
+	ATF_TP_ADD_TC(tp, relay_entrypoint_reordered_refused);
+	ATF_TP_ADD_TC(tp, relay_entrypoint_twice_refused);
 	ATF_TP_ADD_TC(tp, duplicate_key_refused);
 	ATF_TP_ADD_TC(tp, case_variant_key_refused);
 	ATF_TP_ADD_TC(tp, network_mode_missing_refused);
@@ -688,6 +826,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, reason_never_echoes_docker_text);
 	ATF_TP_ADD_TC(tp, template_weak_values_refused);
 	ATF_TP_ADD_TC(tp, template_body_profile);
+	ATF_TP_ADD_TC(tp, template_body_relay);
 	ATF_TP_ADD_TC(tp, create_warnings_refused);
 	ATF_TP_ADD_TC(tp, image_admission);
 	ATF_TP_ADD_TC(tp, daemon_good_verifies);

@@ -166,9 +166,9 @@ demo: deps
 
 # Build, start the private engine when none runs (and stop it afterwards
 # only then), load the test images, run the protected run and every
-# causal mutation and write evidence/observations.jsonl (names, numbers
-# and booleans only, never the canary) and evidence/summary.txt, the
-# table it prints.  Root only.
+# causal mutation with the agent speaking frames and MCP and write
+# evidence/observations.jsonl (names, numbers and booleans only, never
+# the canary) and evidence/summary.txt, the tables it prints.  Root only.
 EVIDENCE_DIR?=	evidence
 evidence: all
 	scripts/evidence -o $(EVIDENCE_DIR)

@@ -65,7 +65,9 @@ regress/docker/sandbox_test: obj-test/regress/docker/sandbox_test.o \
 	    $(LDLIBS) -lm
 
 # The fixture image carries the agent fixtures and the calls benchmark's
-# agent, the store image agent-model.
+# agent, the store image agent-model, the node image the MCP agents on the
+# SDK (regress/fixtures/sdk-agent.mjs, examples/store/sdk-agent.mjs) when
+# scripts/npm-servers has installed it.
 docker-images: $(CMCP_INIT) $(DKR_FIXTURES) $(AGENT_FIXTURES) \
     bench/calls-agent examples/store/agent-model sandbox-image
 	regress/docker/build-images regress/docker/fixtures $(CMCP_INIT)

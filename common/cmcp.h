@@ -119,6 +119,13 @@ enum imsg_type {
 				   description and schema (protocol mcp) */
 	IMSG_GW_TOOLS_END,	/* gateway -> bridge: struct gw_tools_end, the
 				   list complete */
+	IMSG_SESSION_SERVER,	/* parent -> dockerd-client: session_server,
+				   one per server with an image */
+	IMSG_SRV_STREAM,	/* dockerd-client -> gateway: fd,
+				   struct server_stream: the server's
+				   container verified, running */
+	IMSG_SRV_FAILED,	/* dockerd-client -> gateway: server_failed,
+				   no stream will come */
 	IMSG_TYPE_MAX
 };
 
@@ -553,6 +560,49 @@ struct sandbox_run {
 	uint32_t	 sr_tool;
 	uint64_t	 sr_srclen;
 	uint64_t	 sr_inlen;
+};
+
+/*
+ * IMSG_SESSION_SERVER: a server's container (server { image ... }), by
+ * its index in the configuration's servers, in the order of the
+ * configuration, after IMSG_SESSION_DOCKER and before the agent's go.
+ * The engine, the init, the instance and session labels are the
+ * session's.  The deadline is the session's timeout and a margin.
+ */
+#define SESSION_MOUNTS_MAX	8
+struct session_mount {
+	char		 sm_host[SESSION_PATH_BYTES];
+	char		 sm_target[SESSION_PATH_BYTES];
+	int		 sm_rw;
+};
+
+struct session_server {
+	uint32_t	 sv_index;		/* in c_servers */
+	char		 sv_name[SESSION_OP_BYTES];
+	char		 sv_image[SESSION_IMAGE_BYTES];
+	uint32_t	 sv_argc;
+	char		 sv_argv[SESSION_ARGV_MAX][SESSION_ARG_BYTES];
+	uid_t		 sv_uid;
+	gid_t		 sv_gid;
+	int64_t		 sv_memory_bytes;
+	int64_t		 sv_pids;
+	int64_t		 sv_nofile;
+	int64_t		 sv_deadline_ms;
+	uint32_t	 sv_nmounts;
+	struct session_mount sv_mounts[SESSION_MOUNTS_MAX];
+};
+
+/* IMSG_SRV_STREAM, with the attach socket: bytes already read. */
+struct server_stream {
+	uint32_t	 st_index;		/* in c_servers */
+	uint32_t	 st_len;
+	unsigned char	 st_head[STREAM_HEAD_BYTES];
+};
+
+/* IMSG_SRV_FAILED: admission refused it or it did not start. */
+struct server_failed {
+	uint32_t	 sf_index;
+	char		 sf_reason[SESSION_REASON_BYTES];	/* fixed */
 };
 
 /* IMSG_SB_STREAM, with the attach socket: bytes already read. */

@@ -34,6 +34,7 @@
 #define CONF_RULES_MAX		1024
 #define CONF_INCLUDE_DEPTH	8
 #define CONF_DESC_BYTES		1024	/* an operation's description */
+#define CONF_MOUNTS_MAX		8	/* in one server block */
 #define CONF_SCHEMA_BYTES	8192	/* ... its input schema, canonical */
 #define CONF_SCHEMA_DEPTH	32	/* ... and its nesting */
 
@@ -110,12 +111,34 @@ struct conf_watchdog {
 	unsigned int	 stop_timeout_ms;
 };
 
+/*
+ * A bind mount of a server's container (server blocks only): an absolute
+ * host directory, never a symbolic link, "/" or the Docker socket's
+ * directory, at an absolute path inside the container.
+ */
+struct conf_mount {
+	char		 host[PATH_MAX];
+	char		 target[PATH_MAX];
+	int		 rw;		/* 0: read-only */
+};
+
 struct conf_server {
 	TAILQ_ENTRY(conf_server) entry;
 	char		 name[CONF_NAME_BYTES];
 	struct conf_where where;
 	struct conf_argv cmd;
 	struct conf_user user;
+	/*
+	 * With an image the server runs in a container of the agent's
+	 * profile (DESIGN 7, 8): image is "sha256:<64 hex>", "" for a
+	 * server on the host; the user numeric and not root; the limits
+	 * and mounts apply to the container only.
+	 */
+	char		 image[CONF_IMAGE_BYTES];
+	uint64_t	 memory_bytes;
+	unsigned int	 pids;
+	struct conf_mount mounts[CONF_MOUNTS_MAX];
+	size_t		 nmounts;
 	unsigned int	 timeout_ms;
 	size_t		 response_bytes;
 	unsigned int	 tools;

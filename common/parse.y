@@ -29,6 +29,12 @@
 
 #include "config.h"
 #include "json.h"
+#include "../init/cmcp-init.h"
+
+/* A server's mounts travel to dockerd-client in one session_server. */
+#if CONF_MOUNTS_MAX > SESSION_MOUNTS_MAX
+#error "CONF_MOUNTS_MAX exceeds SESSION_MOUNTS_MAX"
+#endif
 
 /*
  * Longest token, quoted or bare: an operation's schema may be written
@@ -123,8 +129,10 @@ static uint64_t			 optset;	/* 1ULL << enum opt */
 static int			 userset[PROC_MAX];
 static struct conf_where	 userwhere[PROC_MAX];
 static struct conf_where	 agentwhere, relaywhere, eofwhere;
-static struct conf_where	 sandboxopt;	/* first sandbox-only option */
-static const char		*sandboxkw;
+static struct conf_where	 onlywhere;	/* first option of one kind */
+static const char		*onlykw;
+static struct conf_where	 cmdwhere, srvuserwhere;
+static struct conf_where	 mountwhere[CONF_SERVERS_MAX][CONF_MOUNTS_MAX];
 
 static struct conf_user		 uspec;		/* user being parsed */
 static char			*argbuf[CONF_ARGS_MAX + 1];
@@ -175,14 +183,26 @@ static int	 user_by_name(const char *, struct conf_user *);
 static int	 group_by_name(const char *, gid_t *);
 static int	 argbuf_add(const char *);
 static int	 argbuf_take(struct conf_argv *);
-static int	 ctr_cmd_ok(void);
+static int	 ctr_cmd_ok(const struct conf_where *, char *const *,
+		    size_t);
 static int	 namebuf_add(const char *);
 static int	 value_add(int, long long, const char *);
 static int	 utf8_ok(const unsigned char *, size_t);
 static int	 op_description(struct conf_operation *, const char *);
 static int	 op_schema(struct conf_operation *, const char *);
 static void	 container_defaults(struct conf_container *);
-static void	 sandbox_only(const char *);
+static void	 only_of_kind(const char *);
+static const char *path_canonical(const char *);
+static int	 path_within(const char *, const char *);
+static int	 mount_host_ok(const char *);
+static int	 mount_target_ok(const struct conf_server *, const char *);
+static int	 server_mount(struct conf_server *, const char *,
+		    const char *, const char *);
+static int	 server_finish(struct conf_server *);
+static void	 path_dir_text(const char *, char *, size_t);
+static void	 path_dir(char *);
+static void	 socket_dirs(const char *, char [3][PATH_MAX]);
+static int	 conf_check_mounts(void);
 static int	 conf_finish(void);
 static int	 conf_resolve(void);
 static int	 conf_check_users(void);
@@ -193,9 +213,10 @@ static void	 conf_free_argv(struct conf_argv *);
 %token	ABSENT ACK AGENT ALL ARG AUDIT AUDITOR BLOCK BRIDGE BUDGET CALLS
 %token	CEILING CHROOT COMMAND CONTROL DATABASE DESCRIPTION DOCKER
 %token	DOCKERDCLIENT FRAME GATEWAY GROUP IMAGE IN INCLUDE INIT INPUT LABEL
-%token	LABELS LEASE MCP MEMORY NOFILE OPERATION OUTPUT PAGES PASS PAYLOAD PIDS
-%token	PRESENT PROTOCOL PULSE QUICK RELAY RESPONSE SANDBOX SCHEMA SERVER
-%token	SOCKET SOURCE STDERR STDOUT STOP TIMEOUT TOOL TOOLS TRIES USER WATCHDOG
+%token	LABELS LEASE MCP MEMORY MOUNT NOFILE OPERATION OUTPUT PAGES PASS
+%token	PAYLOAD PIDS PRESENT PROTOCOL PULSE QUICK RELAY RESPONSE SANDBOX
+%token	SCHEMA SERVER SOCKET SOURCE STDERR STDOUT STOP TIMEOUT TOOL TOOLS
+%token	TRIES USER WATCHDOG
 %token	NE LE GE ERROR
 %token	<v.string>	STRING NUMSTR
 %token	<v.number>	NUMBER
@@ -496,8 +517,10 @@ agentopt	: IMAGE STRING {
 				YYABORT;
 		}
 		| COMMAND command {
+			struct conf_where	 w = here();
+
 			if (once(O_COMMAND, "command") == -1 ||
-			    ctr_cmd_ok() == -1 ||
+			    ctr_cmd_ok(&w, argbuf, nargbuf) == -1 ||
 			    argbuf_take(&conf->c_agent.ctr.cmd) == -1)
 				YYABORT;
 		}
@@ -686,12 +709,15 @@ server		: SERVER STRING {
 			s->pages = MCP_LIST_PAGES;
 			cursrv = s;
 			optset = 0;
+			onlykw = NULL;
 		} '{' serveropts '}' {
 			if (cursrv->cmd.argc == 0) {
 				conf_error(&cursrv->where,
 				    "server \"%s\": no command", cursrv->name);
 				YYABORT;
 			}
+			if (server_finish(cursrv) == -1)
+				YYABORT;
 		}
 		;
 
@@ -707,11 +733,39 @@ serveropt	: COMMAND command {
 			if (once(O_COMMAND, "command") == -1 ||
 			    argbuf_take(&cursrv->cmd) == -1)
 				YYABORT;
+			cmdwhere = here();
 		}
 		| USER userspec {
 			if (once(O_USER, "user") == -1)
 				YYABORT;
 			cursrv->user = uspec;
+			srvuserwhere = here();
+		}
+		| IMAGE STRING {
+			if (once(O_IMAGE, "image") == -1 ||
+			    image_ok($2, cursrv->image,
+			    sizeof(cursrv->image)) == -1)
+				YYABORT;
+		}
+		| MEMORY size {
+			if (once(O_MEMORY, "memory") == -1 ||
+			    inrange("memory", $2, 6LL << 20, 64LL << 30,
+			    U_SIZE) == -1)
+				YYABORT;
+			cursrv->memory_bytes = $2;
+			only_of_kind("memory");
+		}
+		| PIDS count {
+			if (once(O_PIDS, "pids") == -1 ||
+			    inrange("pids", $2, 2, 4096, U_COUNT) == -1)
+				YYABORT;
+			cursrv->pids = $2;
+			only_of_kind("pids");
+		}
+		| MOUNT STRING STRING STRING {
+			if (server_mount(cursrv, $2, $3, $4) == -1)
+				YYABORT;
+			only_of_kind("mount");
 		}
 		| TIMEOUT time {
 			if (once(O_TIMEOUT, "timeout") == -1 ||
@@ -771,7 +825,7 @@ tool		: TOOL STRING {
 			t->input_bytes = SANDBOX_INPUT_BYTES;
 			curtool = t;
 			optset = 0;
-			sandboxkw = NULL;
+			onlykw = NULL;
 		} '{' toolopts '}' {
 			struct conf_tool	*t = curtool;
 
@@ -780,10 +834,10 @@ tool		: TOOL STRING {
 				    "server or sandbox image", t->name);
 				YYABORT;
 			}
-			if (t->kind == TOOL_MCP && sandboxkw != NULL) {
-				conf_error(&sandboxopt, "tool \"%s\": %s is "
+			if (t->kind == TOOL_MCP && onlykw != NULL) {
+				conf_error(&onlywhere, "tool \"%s\": %s is "
 				    "only for sandbox tools", t->name,
-				    sandboxkw);
+				    onlykw);
 				YYABORT;
 			}
 			if (t->kind == TOOL_SANDBOX && t->ctr.cmd.argc == 0) {
@@ -841,18 +895,20 @@ toolopt		: MCP SERVER STRING TOOL STRING {
 		;
 
 sandboxopt	: COMMAND command {
+			struct conf_where	 w = here();
+
 			if (once(O_COMMAND, "command") == -1 ||
-			    ctr_cmd_ok() == -1 ||
+			    ctr_cmd_ok(&w, argbuf, nargbuf) == -1 ||
 			    argbuf_take(&curtool->ctr.cmd) == -1)
 				YYABORT;
-			sandbox_only("command");
+			only_of_kind("command");
 		}
 		| USER uidgid {
 			if (once(O_USER, "user") == -1)
 				YYABORT;
 			curtool->ctr.uid = uspec.uid;
 			curtool->ctr.gid = uspec.gid;
-			sandbox_only("user");
+			only_of_kind("user");
 		}
 		| MEMORY size {
 			if (once(O_MEMORY, "memory") == -1 ||
@@ -860,21 +916,21 @@ sandboxopt	: COMMAND command {
 			    U_SIZE) == -1)
 				YYABORT;
 			curtool->ctr.memory_bytes = $2;
-			sandbox_only("memory");
+			only_of_kind("memory");
 		}
 		| PIDS count {
 			if (once(O_PIDS, "pids") == -1 ||
 			    inrange("pids", $2, 2, 4096, U_COUNT) == -1)
 				YYABORT;
 			curtool->ctr.pids = $2;
-			sandbox_only("pids");
+			only_of_kind("pids");
 		}
 		| TIMEOUT time {
 			if (once(O_TIMEOUT, "timeout") == -1 ||
 			    inrange("timeout", $2, 1000, 60000, U_TIME) == -1)
 				YYABORT;
 			curtool->ctr.timeout_ms = $2;
-			sandbox_only("timeout");
+			only_of_kind("timeout");
 		}
 		| OUTPUT size {
 			if (once(O_OUTPUT, "output") == -1 ||
@@ -882,7 +938,7 @@ sandboxopt	: COMMAND command {
 			    SANDBOX_OUTPUT_BYTES, U_SIZE) == -1)
 				YYABORT;
 			curtool->output_bytes = $2;
-			sandbox_only("output");
+			only_of_kind("output");
 		}
 		| SOURCE size {
 			if (once(O_SOURCE, "source") == -1 ||
@@ -890,7 +946,7 @@ sandboxopt	: COMMAND command {
 			    SANDBOX_SOURCE_BYTES, U_SIZE) == -1)
 				YYABORT;
 			curtool->source_bytes = $2;
-			sandbox_only("source");
+			only_of_kind("source");
 		}
 		| INPUT size {
 			if (once(O_INPUT, "input") == -1 ||
@@ -898,14 +954,14 @@ sandboxopt	: COMMAND command {
 			    U_SIZE) == -1)
 				YYABORT;
 			curtool->input_bytes = $2;
-			sandbox_only("input");
+			only_of_kind("input");
 		}
 		| INPUT TOOL STRING {
 			if (once(O_INPUTTOOL, "input tool") == -1 ||
 			    addref(REF_INPUT_TOOL, $3,
 			    &curtool->input_tool) == -1)
 				YYABORT;
-			sandbox_only("input tool");
+			only_of_kind("input tool");
 		}
 		;
 
@@ -1152,6 +1208,7 @@ static const struct keyword keywords[] = {
 	{ "lease",		LEASE },
 	{ "mcp",		MCP },
 	{ "memory",		MEMORY },
+	{ "mount",		MOUNT },
 	{ "nofile",		NOFILE },
 	{ "operation",		OPERATION },
 	{ "output",		OUTPUT },
@@ -1960,19 +2017,19 @@ argbuf_add(const char *s)
  * most SESSION_ARGV_MAX strings shorter than SESSION_ARG_BYTES.
  */
 static int
-ctr_cmd_ok(void)
+ctr_cmd_ok(const struct conf_where *w, char *const *argv, size_t argc)
 {
 	size_t	 i;
 
-	if (nargbuf > SESSION_ARGV_MAX) {
-		yyerror("command: more than %d arguments in a container",
+	if (argc > SESSION_ARGV_MAX) {
+		conf_error(w, "command: more than %d arguments in a container",
 		    SESSION_ARGV_MAX);
 		return -1;
 	}
-	for (i = 0; i < nargbuf; i++)
-		if (strlen(argbuf[i]) >= SESSION_ARG_BYTES) {
-			yyerror("command: argument longer than %d bytes in a "
-			    "container", SESSION_ARG_BYTES - 1);
+	for (i = 0; i < argc; i++)
+		if (strlen(argv[i]) >= SESSION_ARG_BYTES) {
+			conf_error(w, "command: argument longer than %d bytes "
+			    "in a container", SESSION_ARG_BYTES - 1);
 			return -1;
 		}
 	return 0;
@@ -2164,14 +2221,323 @@ container_defaults(struct conf_container *c)
 	c->pids = CONF_PIDS;
 }
 
-/* Remember the first option that only a sandbox tool may have. */
+/*
+ * Remember the first option that only one kind of block may have: a
+ * sandbox tool, or a server with an image.  The kind is known at the end.
+ */
 static void
-sandbox_only(const char *kw)
+only_of_kind(const char *kw)
 {
-	if (sandboxkw != NULL)
+	if (onlykw != NULL)
 		return;
-	sandboxkw = kw;
-	sandboxopt = here();
+	onlykw = kw;
+	onlywhere = here();
+}
+
+/*
+ * Why an absolute path other than "/" has more than one spelling, or
+ * NULL: a "." or ".." component, or an empty one (a doubled or trailing
+ * slash).  A mount is written as the engine reports it, and its host
+ * directory as the kernel resolves it.
+ */
+static const char *
+path_canonical(const char *p)
+{
+	const char	*c, *e;
+	size_t		 n;
+
+	for (c = p + 1;; c = e + 1) {
+		if ((e = strchr(c, '/')) == NULL)
+			e = c + strlen(c);
+		n = e - c;
+		if (n == 0)
+			return "has an empty component";
+		if (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.')))
+			return "has a . or .. component";
+		if (*e == '\0')
+			return NULL;
+	}
+}
+
+/* Whether path is dir or lies below it; dir is not "/". */
+static int
+path_within(const char *path, const char *dir)
+{
+	size_t	 n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * A mount's host directory: a real directory, named by its one path.  A
+ * symbolic link anywhere in it would let whoever controls the link choose
+ * what the container sees; realpath(3) of a path without "." or ".."
+ * differs from it only where a component is a link.  The Docker socket
+ * is checked at the end of the file (conf_check_mounts()).
+ */
+static int
+mount_host_ok(const char *host)
+{
+	struct stat	 st;
+	char		 real[PATH_MAX];
+	const char	*why;
+
+	if (host[0] != '/') {
+		yyerror("mount: host directory must be absolute");
+		return -1;
+	}
+	if (strcmp(host, "/") == 0) {
+		yyerror("mount: host directory must not be /");
+		return -1;
+	}
+	if (strlen(host) >= SESSION_PATH_BYTES) {
+		yyerror("mount: host directory longer than %d bytes",
+		    SESSION_PATH_BYTES - 1);
+		return -1;
+	}
+	if ((why = path_canonical(host)) != NULL) {
+		yyerror("mount: host directory %s", why);
+		return -1;
+	}
+	if (lstat(host, &st) == -1) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			yyerror("mount: host directory does not exist");
+		else
+			yyerror("mount: host directory cannot be examined");
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		yyerror("mount: host directory is a symbolic link");
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		yyerror("mount: host directory is not a directory");
+		return -1;
+	}
+	if (realpath(host, real) == NULL) {
+		yyerror("mount: host directory cannot be resolved");
+		return -1;
+	}
+	if (strcmp(real, host) != 0) {
+		yyerror("mount: host directory has a symbolic link in its "
+		    "path");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Where the container sees it: one spelling, clear of the supervisor's
+ * bind, and neither the same place as another mount nor above or below
+ * it, so that the mounts do not depend on the order the engine makes them.
+ */
+static int
+mount_target_ok(const struct conf_server *s, const char *target)
+{
+	const char	*why, *other;
+	size_t		 i;
+
+	if (target[0] != '/') {
+		yyerror("mount: container directory must be absolute");
+		return -1;
+	}
+	if (strcmp(target, "/") == 0) {
+		yyerror("mount: container directory must not be /");
+		return -1;
+	}
+	if (strlen(target) >= SESSION_PATH_BYTES) {
+		yyerror("mount: container directory longer than %d bytes",
+		    SESSION_PATH_BYTES - 1);
+		return -1;
+	}
+	if ((why = path_canonical(target)) != NULL) {
+		yyerror("mount: container directory %s", why);
+		return -1;
+	}
+	if (path_within(target, CMCP_INIT_TARGET)) {
+		yyerror("mount: container directory is " CMCP_INIT_TARGET
+		    " or below it");
+		return -1;
+	}
+	for (i = 0; i < s->nmounts; i++) {
+		other = s->mounts[i].target;
+		if (strcmp(target, other) == 0) {
+			yyerror("mount: duplicate container directory");
+			return -1;
+		}
+		if (path_within(target, other) || path_within(other, target)) {
+			yyerror("mount: container directory nested with "
+			    "another mount's");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+server_mount(struct conf_server *s, const char *host, const char *target,
+    const char *mode)
+{
+	struct conf_mount	*m;
+	int			 rw;
+
+	if (s->nmounts == CONF_MOUNTS_MAX) {
+		yyerror("server \"%s\": more than %d mounts", s->name,
+		    CONF_MOUNTS_MAX);
+		return -1;
+	}
+	if (mount_host_ok(host) == -1 || mount_target_ok(s, target) == -1)
+		return -1;
+	if (strcmp(mode, "ro") == 0)
+		rw = 0;
+	else if (strcmp(mode, "rw") == 0)
+		rw = 1;
+	else {
+		yyerror("mount: ro or rw expected");
+		return -1;
+	}
+	mountwhere[nservers - 1][s->nmounts] = here();
+	m = &s->mounts[s->nmounts++];
+	strlcpy(m->host, host, sizeof(m->host));
+	strlcpy(m->target, target, sizeof(m->target));
+	m->rw = rw;
+	return 0;
+}
+
+/*
+ * The end of a server block.  Without an image the server runs on the
+ * host, and the container's options mean nothing.  With one, the engine
+ * runs the container as the user: a name would be looked up in the
+ * image, not here, so only numbers are taken.
+ */
+static int
+server_finish(struct conf_server *s)
+{
+	if (s->image[0] == '\0') {
+		if (onlykw != NULL) {
+			conf_error(&onlywhere, "server \"%s\": %s needs image",
+			    s->name, onlykw);
+			return -1;
+		}
+		return 0;
+	}
+	if (s->user.name[0] != '\0') {
+		conf_error(&srvuserwhere, "server \"%s\": user must be "
+		    "uid:gid with an image", s->name);
+		return -1;
+	}
+	if (ctr_cmd_ok(&cmdwhere, s->cmd.argv, s->cmd.argc) == -1)
+		return -1;
+	if ((optset & (1ULL << O_MEMORY)) == 0)
+		s->memory_bytes = CONF_MEMORY_BYTES;
+	if ((optset & (1ULL << O_PIDS)) == 0)
+		s->pids = CONF_PIDS;
+	return 0;
+}
+
+/* The directory of an absolute path, its ".", ".." and "//" read as text. */
+static void
+path_dir_text(const char *p, char *dir, size_t len)
+{
+	const char	*c, *e;
+	char		*slash;
+	size_t		 n, at;
+
+	dir[0] = '\0';
+	for (c = p; *c != '\0'; c = e) {
+		while (*c == '/')
+			c++;
+		if ((e = strchr(c, '/')) == NULL)
+			e = c + strlen(c);
+		n = e - c;
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if ((slash = strrchr(dir, '/')) != NULL)
+				*slash = '\0';
+			continue;
+		}
+		/* Never longer than p, which fits. */
+		if ((at = strlen(dir)) + 1 + n >= len)
+			break;
+		dir[at] = '/';
+		memcpy(dir + at + 1, c, n);
+		dir[at + 1 + n] = '\0';
+	}
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (dir[0] == '\0')
+		strlcpy(dir, "/", len);
+}
+
+/* Strip the last component of an absolute path; "/" stays. */
+static void
+path_dir(char *p)
+{
+	char	*slash;
+
+	if ((slash = strrchr(p, '/')) == NULL)
+		return;
+	if (slash == p)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+}
+
+/*
+ * Where the Docker socket is: its directory as written, read as text,
+ * and as the kernel resolves that directory and the socket itself now
+ * (either may be a symbolic link).  Empty where nothing resolves.
+ */
+static void
+socket_dirs(const char *sock, char dirs[3][PATH_MAX])
+{
+	char	 dir[PATH_MAX];
+
+	path_dir_text(sock, dirs[0], PATH_MAX);
+	strlcpy(dir, sock, sizeof(dir));
+	path_dir(dir);
+	if (realpath(dir, dirs[1]) == NULL)
+		dirs[1][0] = '\0';
+	if (realpath(sock, dirs[2]) == NULL)
+		dirs[2][0] = '\0';
+	else
+		path_dir(dirs[2]);
+}
+
+/*
+ * No mount hands a server the Docker socket: its host directory is
+ * neither the socket's directory nor one above it.  After the whole
+ * file, so that a docker socket statement anywhere in it counts.
+ */
+static int
+conf_check_mounts(void)
+{
+	static char		 dirs[3][PATH_MAX];
+	struct conf_server	*s;
+	const char		*host;
+	size_t			 i, j, k = 0;
+
+	socket_dirs(conf->c_docker_socket, dirs);
+	TAILQ_FOREACH(s, &conf->c_servers, entry) {
+		for (i = 0; i < s->nmounts; i++) {
+			host = s->mounts[i].host;
+			for (j = 0; j < nitems(dirs); j++) {
+				if (dirs[j][0] == '\0' ||
+				    !path_within(dirs[j], host))
+					continue;
+				conf_error(&mountwhere[k][i], "server \"%s\": "
+				    "mount: host directory %s", s->name,
+				    strcmp(dirs[j], host) == 0 ?
+				    "is the docker socket's directory" :
+				    "contains the docker socket");
+				return -1;
+			}
+		}
+		k++;
+	}
+	return 0;
 }
 
 static int
@@ -2213,7 +2579,7 @@ conf_finish(void)
 		conf_error(&agentwhere, "agent: no command");
 		return -1;
 	}
-	if (conf_resolve() == -1)
+	if (conf_resolve() == -1 || conf_check_mounts() == -1)
 		return -1;
 	if (a->payload_label == -1)
 		a->payload_label = conf->c_nlabels - 1;

@@ -192,16 +192,37 @@ print_watchdog(FILE *fp, const struct conf_watchdog *wd)
 	fputs("}\n", fp);
 }
 
+/* A server's container settings, only where it has an image. */
 static void
 print_server(FILE *fp, const struct conf_server *s)
 {
+	const struct conf_mount	*m;
+	size_t			 i;
+
 	fputs("server ", fp);
 	print_string(fp, s->name);
 	fputs(" {\n", fp);
+	if (s->image[0] != '\0') {
+		fputs("\timage ", fp);
+		print_string(fp, s->image);
+		fputc('\n', fp);
+	}
 	print_argv(fp, &s->cmd);
 	fputs("\tuser ", fp);
 	print_user(fp, &s->user);
 	fputc('\n', fp);
+	if (s->image[0] != '\0') {
+		print_size(fp, "memory", s->memory_bytes);
+		fprintf(fp, "\tpids %u\n", s->pids);
+	}
+	for (i = 0; i < s->nmounts; i++) {
+		m = &s->mounts[i];
+		fputs("\tmount ", fp);
+		print_string(fp, m->host);
+		fputc(' ', fp);
+		print_string(fp, m->target);
+		fprintf(fp, " %s\n", m->rw ? "rw" : "ro");
+	}
 	print_time(fp, "timeout", s->timeout_ms);
 	print_size(fp, "response", s->response_bytes);
 	fprintf(fp, "\ttools %u\n", s->tools);

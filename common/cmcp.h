@@ -244,7 +244,8 @@ enum session_weaken {
 	WEAKEN_ROOTFS =		0x02,	/* ReadonlyRootfs false */
 	WEAKEN_LOGS =		0x04,	/* LogConfig json-file */
 	WEAKEN_CORE =		0x08,	/* Ulimits core 64M:64M */
-	WEAKEN_MAX =		0x10
+	WEAKEN_MOUNT_RW =	0x10,	/* a server's ro binds read-write */
+	WEAKEN_MAX =		0x20
 };
 
 /* IMSG_SESSION_DOCKER: everything dockerd-client needs, fixed fields. */

@@ -34,6 +34,15 @@
 
 #define DKR_LABEL_INSTANCE	"org.cmcp-privsep.instance"
 #define DKR_LABEL_SESSION	"org.cmcp-privsep.session"
+/* Which of a session's containers: DKR_KIND_* as dkr_kind_str() names. */
+#define DKR_LABEL_KIND		"org.cmcp-privsep.kind"
+/* A server's container only: the server's configured name. */
+#define DKR_LABEL_SERVER	"org.cmcp-privsep.server"
+
+/* A server's bind mounts (SESSION_MOUNTS_MAX), besides cmcp-init's. */
+#define DKR_MOUNTS_MAX		8
+/* Every bind's propagation: no mount event crosses it either way. */
+#define DKR_PROPAGATION		"rprivate"
 
 /* Docker refuses less than 6 MiB; cJSON prints 1e15 and up as 1e+15. */
 #define DKR_MEMORY_MIN_BYTES	(6LL * 1024 * 1024)
@@ -56,6 +65,25 @@
 #define DKR_CALL_TIMEOUT_MS	20000
 #define DKR_ATTACH_TIMEOUT_MS	5000
 
+/* The containers of a session; the kind label says which one. */
+enum dkr_kind {
+	DKR_KIND_AGENT = 0,
+	DKR_KIND_SANDBOX,
+	DKR_KIND_SERVER,
+	DKR_KIND_MAX
+};
+
+/*
+ * A host directory bound into a server's container: source and target
+ * absolute and canonical (no ".", "..", "//" or trailing "/"), so that
+ * the engine reports them exactly as sent.
+ */
+struct dkr_mount {
+	char	 source[DKR_PATH_BYTES];		/* on the host */
+	char	 target[DKR_PATH_BYTES];		/* in the container */
+	int	 readonly;				/* 0 or 1 */
+};
+
 /*
  * The profile of one container.  Everything the create body carries that
  * is not in here is a constant of dkr_template.c.
@@ -76,6 +104,10 @@ struct dkr_template {
 	int64_t	 nano_cpus;				/* 0: no limit */
 	int64_t	 deadline_ms;				/* cmcp-init -t */
 	int	 relay;					/* cmcp-init -r: 0, 1 */
+	int	 kind;					/* enum dkr_kind */
+	char	 server[DKR_LABEL_BYTES];		/* servers only */
+	size_t	 nmounts;				/* servers only */
+	struct dkr_mount mounts[DKR_MOUNTS_MAX];
 	char	 instance[DKR_LABEL_BYTES];
 	char	 session[DKR_LABEL_BYTES];
 #ifdef CMCP_TEST
@@ -98,6 +130,8 @@ enum dkr_reason {
 	DKR_R_T_DEADLINE,
 	DKR_R_T_LABELS,
 	DKR_R_T_RELAY,
+	DKR_R_T_KIND,
+	DKR_R_T_MOUNTS,
 	/* container inspect, top level */
 	DKR_R_ID,
 	DKR_R_IMAGE,
@@ -106,6 +140,11 @@ enum dkr_reason {
 	DKR_R_STATE,
 	DKR_R_APPARMOR,
 	DKR_R_MOUNTS,
+	DKR_R_MOUNT_TYPE,
+	DKR_R_MOUNT_SOURCE,
+	DKR_R_MOUNT_DEST,
+	DKR_R_MOUNT_RW,
+	DKR_R_MOUNT_PROPAGATION,
 	DKR_R_NETWORKS,
 	/* Config */
 	DKR_R_USER,
@@ -153,6 +192,12 @@ enum dkr_reason {
 	DKR_R_CGROUP,
 	DKR_R_CGROUPPARENT,
 	DKR_R_HC_MOUNTS,
+	DKR_R_HC_MOUNT_TYPE,
+	DKR_R_HC_MOUNT_SOURCE,
+	DKR_R_HC_MOUNT_TARGET,
+	DKR_R_HC_MOUNT_READONLY,
+	DKR_R_HC_MOUNT_PROPAGATION,
+	DKR_R_HC_MOUNT_OPTIONS,
 	DKR_R_TMPFS,
 	DKR_R_MASKED,
 	DKR_R_ROPATHS,
@@ -212,6 +257,7 @@ struct dkr_client {
 __BEGIN_DECLS
 /* dkr_template.c */
 const char	*dkr_reason_str(enum dkr_reason);
+const char	*dkr_kind_str(int);
 int		 dkr_image_id_valid(const char *);
 int		 dkr_container_id_valid(const char *);
 int		 dkr_label_valid(const char *);

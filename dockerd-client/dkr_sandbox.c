@@ -271,6 +271,7 @@ sb_template(const struct dkr_sandbox_spec *sp, struct dkr_template *t)
 	t->nproc = sp->pids;
 	t->nano_cpus = 0;
 	t->deadline_ms = sp->deadline_ms;
+	t->kind = DKR_KIND_SANDBOX;
 #ifdef CMCP_TEST
 	t->weaken = sp->weaken;
 	t->noadmit = sp->noadmit;

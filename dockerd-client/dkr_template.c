@@ -7,7 +7,14 @@
  * is cmcp-init, bind-mounted read-only from the host at CMCP_INIT_TARGET
  * through HostConfig.Mounts: a Mounts bind refuses a missing source,
  * where a legacy Binds entry would create it, and Binds stays empty so
- * that admission can refuse any Binds at all.
+ * that admission can refuse any Binds at all.  A server's container has
+ * its configured host directories bound the same way after it, each
+ * read-only or not as configured; no other container has any.
+ *
+ * The labels name the suite instance, the session and the kind of
+ * container (agent, sandbox, server), and a server's container the
+ * server: cleanup and reap find every container of a session or an
+ * instance by the first two alone.
  */
 
 #include <sys/types.h>
@@ -36,6 +43,8 @@ static const char *const reasons[DKR_R_MAX] = {
 	[DKR_R_T_DEADLINE] =	"template deadline",
 	[DKR_R_T_LABELS] =	"template labels",
 	[DKR_R_T_RELAY] =	"template relay",
+	[DKR_R_T_KIND] =	"template kind",
+	[DKR_R_T_MOUNTS] =	"template mounts",
 	[DKR_R_ID] =		"Id",
 	[DKR_R_IMAGE] =		"Image",
 	[DKR_R_PATH] =		"Path",
@@ -43,6 +52,11 @@ static const char *const reasons[DKR_R_MAX] = {
 	[DKR_R_STATE] =		"State",
 	[DKR_R_APPARMOR] =	"AppArmorProfile",
 	[DKR_R_MOUNTS] =	"Mounts",
+	[DKR_R_MOUNT_TYPE] =	"Mounts.Type",
+	[DKR_R_MOUNT_SOURCE] =	"Mounts.Source",
+	[DKR_R_MOUNT_DEST] =	"Mounts.Destination",
+	[DKR_R_MOUNT_RW] =	"Mounts.RW",
+	[DKR_R_MOUNT_PROPAGATION] = "Mounts.Propagation",
 	[DKR_R_NETWORKS] =	"NetworkSettings.Networks",
 	[DKR_R_USER] =		"Config.User",
 	[DKR_R_TTY] =		"Config.Tty",
@@ -88,6 +102,12 @@ static const char *const reasons[DKR_R_MAX] = {
 	[DKR_R_CGROUP] =	"HostConfig.Cgroup",
 	[DKR_R_CGROUPPARENT] =	"HostConfig.CgroupParent",
 	[DKR_R_HC_MOUNTS] =	"HostConfig.Mounts",
+	[DKR_R_HC_MOUNT_TYPE] =	"HostConfig.Mounts.Type",
+	[DKR_R_HC_MOUNT_SOURCE] = "HostConfig.Mounts.Source",
+	[DKR_R_HC_MOUNT_TARGET] = "HostConfig.Mounts.Target",
+	[DKR_R_HC_MOUNT_READONLY] = "HostConfig.Mounts.ReadOnly",
+	[DKR_R_HC_MOUNT_PROPAGATION] = "HostConfig.Mounts.BindOptions.Propagation",
+	[DKR_R_HC_MOUNT_OPTIONS] = "HostConfig.Mounts options",
 	[DKR_R_TMPFS] =		"HostConfig.Tmpfs",
 	[DKR_R_MASKED] =	"HostConfig.MaskedPaths",
 	[DKR_R_ROPATHS] =	"HostConfig.ReadonlyPaths",
@@ -110,12 +130,27 @@ static const char *const reasons[DKR_R_MAX] = {
 	[DKR_R_D_SECCOMP] =	"daemon SecurityOptions",
 };
 
+static const char *const kinds[DKR_KIND_MAX] = {
+	[DKR_KIND_AGENT] =	"agent",
+	[DKR_KIND_SANDBOX] =	"sandbox",
+	[DKR_KIND_SERVER] =	"server",
+};
+
 const char *
 dkr_reason_str(enum dkr_reason r)
 {
 	if (r < 0 || r >= DKR_R_MAX || reasons[r] == NULL)
 		return "unknown";
 	return reasons[r];
+}
+
+/* The kind label's value, or NULL for no kind. */
+const char *
+dkr_kind_str(int kind)
+{
+	if (kind < 0 || kind >= DKR_KIND_MAX)
+		return NULL;
+	return kinds[kind];
 }
 
 static int
@@ -166,6 +201,78 @@ str_ok(const char *s, size_t size)
 	return i > 0 && i < size;
 }
 
+/*
+ * Absolute, not "/", and canonical: no empty, "." or ".." component and
+ * no trailing '/'.  The engine reports a bind's paths as they were sent,
+ * so admission compares them byte for byte.
+ */
+static int
+path_ok(const char *s, size_t size)
+{
+	size_t	 n;
+
+	if (!str_ok(s, size) || s[0] != '/' || s[1] == '\0')
+		return 0;
+	while (*s == '/') {
+		s++;
+		n = strcspn(s, "/");
+		if (n == 0 || (n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.'))
+			return 0;
+		s += n;
+	}
+	return 1;
+}
+
+/* p is dir or below it. */
+static int
+path_within(const char *p, const char *dir)
+{
+	size_t	 n = strlen(dir);
+
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/*
+ * The kernel's trees keep the profile's own mounts (procfs, sysfs,
+ * MaskedPaths, ReadonlyPaths, the devices): a bind never comes from or
+ * goes into them.
+ */
+static int
+path_kernel(const char *p)
+{
+	return path_within(p, "/proc") || path_within(p, "/sys") ||
+	    path_within(p, "/dev");
+}
+
+/*
+ * A server's binds: canonical paths, each target once, none at or below
+ * cmcp-init's; only a server's container has any.
+ */
+static int
+mounts_ok(const struct dkr_template *t)
+{
+	const struct dkr_mount	*m;
+	size_t			 i, j;
+
+	if (t->nmounts > DKR_MOUNTS_MAX ||
+	    (t->nmounts > 0 && t->kind != DKR_KIND_SERVER))
+		return 0;
+	for (i = 0; i < t->nmounts; i++) {
+		m = &t->mounts[i];
+		if (!path_ok(m->source, sizeof(m->source)) ||
+		    !path_ok(m->target, sizeof(m->target)) ||
+		    path_kernel(m->source) || path_kernel(m->target) ||
+		    path_within(m->target, CMCP_INIT_TARGET) ||
+		    (m->readonly != 0 && m->readonly != 1))
+			return 0;
+		for (j = 0; j < i; j++)
+			if (strcmp(t->mounts[j].target, m->target) == 0)
+				return 0;
+	}
+	return 1;
+}
+
 enum dkr_reason
 dkr_template_check(const struct dkr_template *t)
 {
@@ -204,6 +311,14 @@ dkr_template_check(const struct dkr_template *t)
 		return DKR_R_T_LABELS;
 	if (t->relay != 0 && t->relay != 1)
 		return DKR_R_T_RELAY;
+	if (dkr_kind_str(t->kind) == NULL)
+		return DKR_R_T_KIND;
+	/* A server's container, and only that, is labelled with its name. */
+	if (t->kind == DKR_KIND_SERVER ? !dkr_label_valid(t->server) :
+	    t->server[0] != '\0')
+		return DKR_R_T_LABELS;
+	if (!mounts_ok(t))
+		return DKR_R_T_MOUNTS;
 	return DKR_OK;
 }
 
@@ -239,14 +354,17 @@ add_ulimit(cJSON *a, const char *name, int64_t v)
 	return 0;
 }
 
-/* The one allowed mount: cmcp-init, read-only, not recursive. */
+/*
+ * One bind, not recursive: a submount of the source is not seen, so a
+ * read-only bind has no writable part (a recursive one would keep its
+ * submounts' own flags).
+ */
 static int
-add_init_mount(cJSON *hc, const char *source)
+add_bind(cJSON *a, const char *source, const char *target, int readonly)
 {
-	cJSON	*a, *m, *o;
+	cJSON	*m, *o;
 
-	if ((a = cJSON_AddArrayToObject(hc, "Mounts")) == NULL ||
-	    (m = cJSON_CreateObject()) == NULL)
+	if ((m = cJSON_CreateObject()) == NULL)
 		return -1;
 	if (!cJSON_AddItemToArray(a, m)) {
 		cJSON_Delete(m);
@@ -254,12 +372,32 @@ add_init_mount(cJSON *hc, const char *source)
 	}
 	if (cJSON_AddStringToObject(m, "Type", "bind") == NULL ||
 	    cJSON_AddStringToObject(m, "Source", source) == NULL ||
-	    cJSON_AddStringToObject(m, "Target", CMCP_INIT_TARGET) == NULL ||
-	    cJSON_AddTrueToObject(m, "ReadOnly") == NULL ||
+	    cJSON_AddStringToObject(m, "Target", target) == NULL ||
+	    cJSON_AddBoolToObject(m, "ReadOnly", readonly) == NULL ||
 	    (o = cJSON_AddObjectToObject(m, "BindOptions")) == NULL ||
-	    cJSON_AddStringToObject(o, "Propagation", "rprivate") == NULL ||
+	    cJSON_AddStringToObject(o, "Propagation", DKR_PROPAGATION) ==
+	    NULL ||
 	    cJSON_AddTrueToObject(o, "NonRecursive") == NULL)
 		return -1;
+	return 0;
+}
+
+/* cmcp-init, read-only, and a server's binds after it; never Binds. */
+static int
+add_mounts(cJSON *hc, const struct dkr_template *t)
+{
+	const struct dkr_mount	*m;
+	cJSON			*a;
+	size_t			 i;
+
+	if ((a = cJSON_AddArrayToObject(hc, "Mounts")) == NULL ||
+	    add_bind(a, t->init_path, CMCP_INIT_TARGET, 1) == -1)
+		return -1;
+	for (i = 0; i < t->nmounts; i++) {
+		m = &t->mounts[i];
+		if (add_bind(a, m->source, m->target, m->readonly) == -1)
+			return -1;
+	}
 	return 0;
 }
 
@@ -304,7 +442,11 @@ build(const struct dkr_template *t, cJSON *root)
 	    (o = cJSON_AddObjectToObject(root, "Labels")) == NULL ||
 	    cJSON_AddStringToObject(o, DKR_LABEL_INSTANCE,
 	    t->instance) == NULL ||
-	    cJSON_AddStringToObject(o, DKR_LABEL_SESSION, t->session) == NULL)
+	    cJSON_AddStringToObject(o, DKR_LABEL_SESSION, t->session) == NULL ||
+	    cJSON_AddStringToObject(o, DKR_LABEL_KIND,
+	    dkr_kind_str(t->kind)) == NULL ||
+	    (t->kind == DKR_KIND_SERVER &&
+	    cJSON_AddStringToObject(o, DKR_LABEL_SERVER, t->server) == NULL))
 		return -1;
 
 	/*
@@ -341,7 +483,7 @@ build(const struct dkr_template *t, cJSON *root)
 	    cJSON_AddStringToObject(hc, "UTSMode", "") == NULL ||
 	    cJSON_AddStringToObject(hc, "UsernsMode", "") == NULL ||
 	    cJSON_AddStringToObject(hc, "CgroupnsMode", "private") == NULL ||
-	    add_init_mount(hc, t->init_path) == -1)
+	    add_mounts(hc, t) == -1)
 		return -1;
 	return 0;
 }
@@ -403,12 +545,33 @@ weaken_core(cJSON *hc)
 }
 
 /*
+ * Every read-only bind but cmcp-init's made read-write: a server's (the
+ * agent's and a sandbox's bodies have none, and stay as they are).
+ */
+static int
+weaken_mounts(cJSON *hc)
+{
+	cJSON	*m, *t;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(hc,
+	    "Mounts")) {
+		t = cJSON_GetObjectItemCaseSensitive(m, "Target");
+		if (!cJSON_IsString(t))
+			return -1;
+		if (strcmp(t->valuestring, CMCP_INIT_TARGET) != 0 &&
+		    weaken_set(m, "ReadOnly", cJSON_CreateFalse()) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * Test build only: the create body with the fields of weaken (a bitmask
- * of enum session_weaken) changed, for the agent's container and the
- * sandbox tool's alike, so that the tests show admission refusing the
- * container the engine then reports and, with the check bypassed, the
- * leak.  body is freed; the new body to free(3), or NULL for an unknown
- * bit or a body without the field.
+ * of enum session_weaken) changed, for the agent's, the sandbox tool's
+ * and the servers' containers alike, so that the tests show admission
+ * refusing the container the engine then reports and, with the check
+ * bypassed, the leak.  body is freed; the new body to free(3), or NULL
+ * for an unknown bit or a body without the field.
  */
 char *
 dkr_template_weaken(char *body, int weaken)
@@ -434,6 +597,8 @@ dkr_template_weaken(char *body, int weaken)
 		    "LogConfig"), "Type", cJSON_CreateString("json-file"));
 	if (weaken & WEAKEN_CORE)
 		bad |= weaken_core(hc);
+	if (weaken & WEAKEN_MOUNT_RW)
+		bad |= weaken_mounts(hc);
 	if (!bad)
 		s = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);

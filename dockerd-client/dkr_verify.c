@@ -29,6 +29,7 @@
 static enum dkr_reason	 refuse(enum dkr_reason, char *, size_t);
 static cJSON		*parse(const char *, size_t);
 static const cJSON	*field(const cJSON *, const char *);
+static int		 present(const cJSON *, const char *);
 static int		 is_str(const cJSON *, const char *, const char *);
 static int		 is_bool(const cJSON *, const char *, int);
 static int		 is_int(const cJSON *, const char *, int64_t);
@@ -93,6 +94,24 @@ field(const cJSON *o, const char *key)
 		hit = c;
 	}
 	return hit;
+}
+
+/*
+ * Whether o has the member key in any letter case, once or more: what
+ * must be absent is absent only when this is 0 (field() says NULL for a
+ * duplicate too).
+ */
+static int
+present(const cJSON *o, const char *key)
+{
+	const cJSON	*c;
+
+	if (!cJSON_IsObject(o))
+		return 0;
+	for (c = o->child; c != NULL; c = c->next)
+		if (c->string != NULL && strcasecmp(c->string, key) == 0)
+			return 1;
+	return 0;
 }
 
 static int
@@ -200,38 +219,119 @@ vecs_fill(struct vecs *v, const struct dkr_template *t)
 		v->env[i] = t->env[i];
 }
 
-/* The one mount, in the top-level (effective) form. */
-static int
-mounts_ok(const cJSON *o, const struct dkr_template *t)
-{
-	const cJSON	*a = field(o, "Mounts"), *m;
+/* A bind the template asks for: cmcp-init's, or a server's. */
+struct want_mount {
+	const char	*source;
+	const char	*target;
+	int		 readonly;
+};
 
-	if (!cJSON_IsArray(a) || (m = a->child) == NULL || m->next != NULL)
-		return 0;
-	return is_str(m, "Type", "bind") &&
-	    is_str(m, "Source", t->init_path) &&
-	    is_str(m, "Destination", CMCP_INIT_TARGET) &&
-	    is_bool(m, "RW", 0) &&
-	    is_str(m, "Propagation", "rprivate");
+/* cmcp-init's first, then the server's; the number of them. */
+static size_t
+want_mounts(const struct dkr_template *t, struct want_mount *w)
+{
+	size_t	 i;
+
+	w[0].source = t->init_path;
+	w[0].target = CMCP_INIT_TARGET;
+	w[0].readonly = 1;
+	for (i = 0; i < t->nmounts; i++) {
+		w[i + 1].source = t->mounts[i].source;
+		w[i + 1].target = t->mounts[i].target;
+		w[i + 1].readonly = t->mounts[i].readonly;
+	}
+	return t->nmounts + 1;
 }
 
-/* The one mount, in the requested form echoed in HostConfig. */
-static int
-hc_mounts_ok(const cJSON *hc, const struct dkr_template *t)
+/*
+ * The entry of array a whose key names target, when there is exactly
+ * one; NULL when none or more.  The engine lists the top-level Mounts in
+ * no fixed order (a Go map), so each wanted bind is found by where it is
+ * mounted, and the count makes the match one to one: the template's
+ * targets are distinct.
+ */
+static const cJSON *
+mount_at(const cJSON *a, const char *key, const char *target)
 {
-	const cJSON	*a = field(hc, "Mounts"), *m, *b;
+	const cJSON	*m, *hit = NULL;
 
-	if (!cJSON_IsArray(a) || (m = a->child) == NULL || m->next != NULL)
-		return 0;
-	b = field(m, "BindOptions");
-	return is_str(m, "Type", "bind") &&
-	    is_str(m, "Source", t->init_path) &&
-	    is_str(m, "Target", CMCP_INIT_TARGET) &&
-	    is_bool(m, "ReadOnly", 1) &&
-	    field(m, "VolumeOptions") == NULL &&
-	    field(m, "TmpfsOptions") == NULL &&
-	    is_str(b, "Propagation", "rprivate") &&
-	    is_bool(b, "NonRecursive", 1);
+	for (m = a->child; m != NULL; m = m->next) {
+		if (!is_str(m, key, target))
+			continue;
+		if (hit != NULL)
+			return NULL;
+		hit = m;
+	}
+	return hit;
+}
+
+/*
+ * The top-level (effective) Mounts: exactly the wanted binds, each with
+ * its source, destination, write flag and propagation.
+ */
+static enum dkr_reason
+mounts_verify(const cJSON *o, const struct dkr_template *t)
+{
+	struct want_mount	 w[DKR_MOUNTS_MAX + 1];
+	const cJSON		*a = field(o, "Mounts"), *m;
+	size_t			 i, n;
+
+	n = want_mounts(t, w);
+	if (!cJSON_IsArray(a) || (size_t)cJSON_GetArraySize(a) != n)
+		return DKR_R_MOUNTS;
+	for (i = 0; i < n; i++) {
+		if ((m = mount_at(a, "Destination", w[i].target)) == NULL)
+			return DKR_R_MOUNT_DEST;
+		if (!is_str(m, "Type", "bind"))
+			return DKR_R_MOUNT_TYPE;
+		if (!is_str(m, "Source", w[i].source))
+			return DKR_R_MOUNT_SOURCE;
+		if (!is_bool(m, "RW", !w[i].readonly))
+			return DKR_R_MOUNT_RW;
+		if (!is_str(m, "Propagation", DKR_PROPAGATION))
+			return DKR_R_MOUNT_PROPAGATION;
+	}
+	return DKR_OK;
+}
+
+/*
+ * The requested form echoed in HostConfig.Mounts, the same binds: the
+ * engine drops ReadOnly when it is false, and a bind has nothing but its
+ * BindOptions.
+ */
+static enum dkr_reason
+hc_mounts_verify(const cJSON *hc, const struct dkr_template *t)
+{
+	struct want_mount	 w[DKR_MOUNTS_MAX + 1];
+	const cJSON		*a = field(hc, "Mounts"), *m, *b;
+	size_t			 i, n;
+	int			 ro;
+
+	n = want_mounts(t, w);
+	if (!cJSON_IsArray(a) || (size_t)cJSON_GetArraySize(a) != n)
+		return DKR_R_HC_MOUNTS;
+	for (i = 0; i < n; i++) {
+		if ((m = mount_at(a, "Target", w[i].target)) == NULL)
+			return DKR_R_HC_MOUNT_TARGET;
+		b = field(m, "BindOptions");
+		if (!is_str(m, "Type", "bind"))
+			return DKR_R_HC_MOUNT_TYPE;
+		if (!is_str(m, "Source", w[i].source))
+			return DKR_R_HC_MOUNT_SOURCE;
+		ro = w[i].readonly;
+		if (!is_bool(m, "ReadOnly", ro) &&
+		    (ro || present(m, "ReadOnly")))
+			return DKR_R_HC_MOUNT_READONLY;
+		if (!is_str(b, "Propagation", DKR_PROPAGATION))
+			return DKR_R_HC_MOUNT_PROPAGATION;
+		if (!is_bool(b, "NonRecursive", 1) ||
+		    cJSON_GetArraySize(b) != 2 ||
+		    present(m, "VolumeOptions") ||
+		    present(m, "TmpfsOptions") ||
+		    present(m, "Consistency"))
+			return DKR_R_HC_MOUNT_OPTIONS;
+	}
+	return DKR_OK;
 }
 
 static enum dkr_reason
@@ -264,9 +364,7 @@ verify_top(const cJSON *root, const struct dkr_template *t, const char *id,
 	s = field(root, "AppArmorProfile");
 	if (!cJSON_IsString(s) || strcmp(s->valuestring, "unconfined") == 0)
 		return DKR_R_APPARMOR;
-	if (!mounts_ok(root, t))
-		return DKR_R_MOUNTS;
-	return DKR_OK;
+	return mounts_verify(root, t);
 }
 
 static enum dkr_reason
@@ -274,6 +372,7 @@ verify_config(const cJSON *c, const struct dkr_template *t)
 {
 	struct vecs	 v;
 	const cJSON	*l;
+	int		 srv;
 
 	vecs_fill(&v, t);
 	if (!is_str(c, "User", v.user))
@@ -297,16 +396,19 @@ verify_config(const cJSON *c, const struct dkr_template *t)
 	if (!is_empty(c, "Volumes"))
 		return DKR_R_VOLUMES;
 	l = field(c, "Labels");
-	if (!cJSON_IsObject(l) || cJSON_GetArraySize(l) != 2 ||
+	srv = t->kind == DKR_KIND_SERVER;
+	if (!cJSON_IsObject(l) || cJSON_GetArraySize(l) != 3 + srv ||
 	    !is_str(l, DKR_LABEL_INSTANCE, t->instance) ||
-	    !is_str(l, DKR_LABEL_SESSION, t->session))
+	    !is_str(l, DKR_LABEL_SESSION, t->session) ||
+	    !is_str(l, DKR_LABEL_KIND, dkr_kind_str(t->kind)) ||
+	    (srv && !is_str(l, DKR_LABEL_SERVER, t->server)))
 		return DKR_R_LABELS;
 	if (!is_str(c, "WorkingDir", "/"))
 		return DKR_R_WORKDIR;
 	/* Absent in this engine's output unless the image declares one. */
-	if (field(c, "Healthcheck") != NULL)
+	if (present(c, "Healthcheck"))
 		return DKR_R_HEALTHCHECK;
-	if (field(c, "ExposedPorts") != NULL && !is_empty(c, "ExposedPorts"))
+	if (present(c, "ExposedPorts") && !is_empty(c, "ExposedPorts"))
 		return DKR_R_EXPOSED;
 	if (!is_int(c, "StopTimeout", 0))
 		return DKR_R_STOPTIMEOUT;
@@ -398,6 +500,7 @@ verify_host(const cJSON *hc, const struct dkr_template *t)
 	static const char *const all[] = { "ALL" };
 	static const char *const nnp[] = { "no-new-privileges" };
 	const cJSON	*v;
+	enum dkr_reason	 r;
 	size_t		 i;
 	int		 ok;
 
@@ -420,7 +523,7 @@ verify_host(const cJSON *hc, const struct dkr_template *t)
 			return hc_fixed[i].reason;
 	}
 	for (i = 0; i < nitems(hc_absent); i++)
-		if (field(hc, hc_absent[i].key) != NULL &&
+		if (present(hc, hc_absent[i].key) &&
 		    !is_empty(hc, hc_absent[i].key))
 			return hc_absent[i].reason;
 	if (!is_strings(hc, "CapDrop", all, 1))
@@ -444,8 +547,8 @@ verify_host(const cJSON *hc, const struct dkr_template *t)
 		return DKR_R_CPUS;
 	if (!ulimits_ok(hc, t))
 		return DKR_R_ULIMITS;
-	if (!hc_mounts_ok(hc, t))
-		return DKR_R_HC_MOUNTS;
+	if ((r = hc_mounts_verify(hc, t)) != DKR_OK)
+		return r;
 	v = field(hc, "MaskedPaths");
 	for (i = 0; i < nitems(masked_min); i++)
 		if (!has_string(v, masked_min[i]))
@@ -529,7 +632,7 @@ dkr_image_verify(const char *json, size_t len, const char *image, char *why,
 		r = DKR_R_IMG_OS;
 	else if (!cJSON_IsObject(c) || !is_empty(c, "Volumes"))
 		r = DKR_R_IMG_VOLUMES;
-	else if (field(c, "Healthcheck") != NULL)
+	else if (present(c, "Healthcheck"))
 		r = DKR_R_IMG_HEALTHCHECK;
 	else if (!is_empty(c, "OnBuild"))
 		r = DKR_R_IMG_ONBUILD;

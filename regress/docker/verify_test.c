@@ -4,10 +4,11 @@
  * fixtures/inspect-good.json is GET /containers/{id}/json of a container
  * that the private test engine created from the template below
  * (dkr_template_body), inspect-relay.json the same of one created with
- * the relay (cmcp-init -r), fixtures/image-*.json are GET /images/{id}/json of
- * the test images, version.json and info.json the engine's own.  Each test
- * weakens one field of a good document and expects the verifier to refuse
- * naming that field.
+ * the relay (cmcp-init -r), inspect-server.json of a server's container
+ * with a read-only and a read-write bind, fixtures/image-*.json are GET
+ * /images/{id}/json of the test images, version.json and info.json the
+ * engine's own (fixtures/fixture.h).  Each test weakens one field of a
+ * good document and expects the verifier to refuse naming that field.
  */
 
 #include <sys/types.h>
@@ -94,6 +95,32 @@ set(cJSON *root, const char *path, cJSON *v)
 		    key, v));
 	else
 		ATF_REQUIRE(cJSON_AddItemToObject(parent, key, v));
+}
+
+/* Replace (or add) member key of object o. */
+static void
+put(cJSON *o, const char *key, cJSON *v)
+{
+	ATF_REQUIRE(cJSON_IsObject(o) && v != NULL);
+	if (cJSON_GetObjectItemCaseSensitive(o, key) != NULL)
+		ATF_REQUIRE(cJSON_ReplaceItemInObjectCaseSensitive(o, key, v));
+	else
+		ATF_REQUIRE(cJSON_AddItemToObject(o, key, v));
+}
+
+/* The element of the array at path whose member key is the string value. */
+static cJSON *
+entry(cJSON *root, const char *path, const char *key, const char *value)
+{
+	cJSON	*e, *v;
+
+	cJSON_ArrayForEach(e, at(root, path)) {
+		v = cJSON_GetObjectItemCaseSensitive(e, key);
+		if (cJSON_IsString(v) && strcmp(v->valuestring, value) == 0)
+			return e;
+	}
+	atf_tc_fail("no %s %s in %s", key, value, path);
+	return NULL;
 }
 
 static void
@@ -243,10 +270,10 @@ MUTANT(extra_mount_refused, DKR_R_MOUNTS,
     "\"RW\":true,\"Propagation\":\"\"}")))
 MUTANT(no_mount_refused, DKR_R_MOUNTS,
     set(r, "Mounts", cJSON_CreateArray()))
-MUTANT(init_mount_writable_refused, DKR_R_MOUNTS,
+MUTANT(init_mount_writable_refused, DKR_R_MOUNT_RW,
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(at(r,
     "Mounts"), 0), "RW", cJSON_CreateTrue()))
-MUTANT(init_mount_other_source_refused, DKR_R_MOUNTS,
+MUTANT(init_mount_other_source_refused, DKR_R_MOUNT_SOURCE,
     cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetArrayItem(at(r,
     "Mounts"), 0), "Source", cJSON_CreateString("/")))
 MUTANT(hc_extra_mount_refused, DKR_R_HC_MOUNTS,
@@ -355,6 +382,11 @@ MUTANT(labels_session_missing_refused, DKR_R_LABELS,
     DKR_LABEL_SESSION))
 MUTANT(labels_extra_refused, DKR_R_LABELS,
     cJSON_AddStringToObject(at(r, "Config.Labels"), "x", "y"))
+MUTANT(labels_kind_missing_refused, DKR_R_LABELS,
+    cJSON_DeleteItemFromObjectCaseSensitive(at(r, "Config.Labels"),
+    DKR_LABEL_KIND))
+MUTANT(labels_kind_other_refused, DKR_R_LABELS,
+    put(at(r, "Config.Labels"), DKR_LABEL_KIND, cJSON_CreateString("server")))
 MUTANT(healthcheck_refused, DKR_R_HEALTHCHECK,
     set(r, "Config.Healthcheck", parsed("{\"Test\":[\"CMD\",\"/x\"]}")))
 MUTANT(extra_network_refused, DKR_R_NETWORKS,
@@ -441,6 +473,181 @@ RELAY_MUTANT(relay_entrypoint_twice_refused, DKR_R_ENTRYPOINT,
     set(r, "Config.Entrypoint", parsed("[\"/cmcp-init\",\"-r\",\"-r\","
     "\"-t\",\"15000\",\"--\"]")))
 
+/*
+ * A server's container (server { image ... mount ... }): inspect-server.json
+ * from fx_server_template(), cmcp-init's bind and two of the server's,
+ * FX_RO_TARGET read-only and FX_RW_TARGET read-write.  The effective
+ * Mounts and the requested HostConfig.Mounts must each hold exactly these
+ * three, each with exactly its source, destination, write flag and
+ * propagation; every case below changes one of them in one of the two.
+ */
+ATF_TC_WITHOUT_HEAD(server_inspect_verifies);
+ATF_TC_BODY(server_inspect_verifies, tc)
+{
+	struct dkr_template	 t;
+	char			 why[DKR_WHY_BYTES], *buf;
+	size_t			 len;
+	enum dkr_reason		 r;
+	cJSON			*doc, *a, *m;
+
+	fx_server_template(&t);
+	buf = slurp(tc, "inspect-server.json", &len);
+	r = dkr_inspect_verify(buf, len, &t, FX_SERVER_ID, why, sizeof(why));
+	ATF_CHECK_EQ_MSG(r, DKR_OK, "%s", why);
+	free(buf);
+	ATF_CHECK_EQ(verify_doc_as(load(tc, "inspect-server.json"), &t,
+	    FX_SERVER_ID, why, sizeof(why)), DKR_OK);
+	/* The engine lists the effective Mounts in no fixed order. */
+	doc = load(tc, "inspect-server.json");
+	a = at(doc, "Mounts");
+	ATF_REQUIRE((m = cJSON_DetachItemFromArray(a, 0)) != NULL);
+	ATF_REQUIRE(cJSON_AddItemToArray(a, m));
+	ATF_CHECK_EQ(verify_doc_as(doc, &t, NULL, why, sizeof(why)), DKR_OK);
+	/* Nor is the request's order asked of HostConfig.Mounts. */
+	doc = load(tc, "inspect-server.json");
+	a = at(doc, "HostConfig.Mounts");
+	ATF_REQUIRE((m = cJSON_DetachItemFromArray(a, 0)) != NULL);
+	ATF_REQUIRE(cJSON_AddItemToArray(a, m));
+	ATF_CHECK_EQ(verify_doc_as(doc, &t, NULL, why, sizeof(why)), DKR_OK);
+	/* ReadOnly false spelt out means what its absence does. */
+	doc = load(tc, "inspect-server.json");
+	put(entry(doc, "HostConfig.Mounts", "Target", FX_RW_TARGET),
+	    "ReadOnly", cJSON_CreateFalse());
+	ATF_CHECK_EQ(verify_doc_as(doc, &t, NULL, why, sizeof(why)), DKR_OK);
+}
+
+#define SERVER_MUTANT(name, reason, stmt)				\
+ATF_TC_WITHOUT_HEAD(name);						\
+ATF_TC_BODY(name, tc)							\
+{									\
+	struct dkr_template	 t;					\
+	cJSON			*r = load(tc, "inspect-server.json");	\
+	fx_server_template(&t);						\
+	stmt;								\
+	refused_as(r, &t, reason);					\
+}
+
+/* The effective binds (top-level Mounts). */
+#define RO_MOUNT	entry(r, "Mounts", "Destination", FX_RO_TARGET)
+#define RW_MOUNT	entry(r, "Mounts", "Destination", FX_RW_TARGET)
+SERVER_MUTANT(server_mount_source_refused, DKR_R_MOUNT_SOURCE,
+    put(RO_MOUNT, "Source", cJSON_CreateString("/srv/cmcp-fixture")))
+SERVER_MUTANT(server_mount_rw_source_refused, DKR_R_MOUNT_SOURCE,
+    put(RW_MOUNT, "Source", cJSON_CreateString("/etc")))
+SERVER_MUTANT(server_mount_destination_refused, DKR_R_MOUNT_DEST,
+    put(RO_MOUNT, "Destination", cJSON_CreateString("/data/other")))
+SERVER_MUTANT(server_mount_destination_twice_refused, DKR_R_MOUNT_DEST,
+    put(RW_MOUNT, "Destination", cJSON_CreateString(FX_RO_TARGET)))
+SERVER_MUTANT(server_mount_ro_writable_refused, DKR_R_MOUNT_RW,
+    put(RO_MOUNT, "RW", cJSON_CreateTrue()))
+SERVER_MUTANT(server_mount_rw_readonly_refused, DKR_R_MOUNT_RW,
+    put(RW_MOUNT, "RW", cJSON_CreateFalse()))
+SERVER_MUTANT(server_mount_rw_missing_refused, DKR_R_MOUNT_RW,
+    cJSON_DeleteItemFromObjectCaseSensitive(RW_MOUNT, "RW"))
+SERVER_MUTANT(server_mount_propagation_refused, DKR_R_MOUNT_PROPAGATION,
+    put(RO_MOUNT, "Propagation", cJSON_CreateString("rshared")))
+SERVER_MUTANT(server_mount_propagation_slave_refused,
+    DKR_R_MOUNT_PROPAGATION,
+    put(RW_MOUNT, "Propagation", cJSON_CreateString("rslave")))
+SERVER_MUTANT(server_mount_type_refused, DKR_R_MOUNT_TYPE,
+    put(RW_MOUNT, "Type", cJSON_CreateString("volume")))
+SERVER_MUTANT(server_mount_extra_refused, DKR_R_MOUNTS,
+    cJSON_AddItemToArray(at(r, "Mounts"), parsed("{\"Type\":\"bind\","
+    "\"Source\":\"/etc\",\"Destination\":\"/host-etc\",\"Mode\":\"\","
+    "\"RW\":false,\"Propagation\":\"rprivate\"}")))
+SERVER_MUTANT(server_mount_missing_refused, DKR_R_MOUNTS,
+    cJSON_DeleteItemFromArray(at(r, "Mounts"), 2))
+/* A duplicate key: Go would take the last, cJSON the first. */
+SERVER_MUTANT(server_mount_rw_duplicate_refused, DKR_R_MOUNT_RW,
+    cJSON_AddItemToObject(RO_MOUNT, "RW", cJSON_CreateTrue()))
+
+/* The requested binds echoed in HostConfig.Mounts, .Mounts intact. */
+#define HC_RO_MOUNT	entry(r, "HostConfig.Mounts", "Target", FX_RO_TARGET)
+#define HC_RW_MOUNT	entry(r, "HostConfig.Mounts", "Target", FX_RW_TARGET)
+SERVER_MUTANT(server_hc_mount_source_refused, DKR_R_HC_MOUNT_SOURCE,
+    put(HC_RO_MOUNT, "Source", cJSON_CreateString("/srv/cmcp-fixture")))
+SERVER_MUTANT(server_hc_mount_target_refused, DKR_R_HC_MOUNT_TARGET,
+    put(HC_RW_MOUNT, "Target", cJSON_CreateString("/data/other")))
+SERVER_MUTANT(server_hc_mount_ro_writable_refused, DKR_R_HC_MOUNT_READONLY,
+    put(HC_RO_MOUNT, "ReadOnly", cJSON_CreateFalse()))
+SERVER_MUTANT(server_hc_mount_ro_missing_refused, DKR_R_HC_MOUNT_READONLY,
+    cJSON_DeleteItemFromObjectCaseSensitive(HC_RO_MOUNT, "ReadOnly"))
+SERVER_MUTANT(server_hc_mount_rw_readonly_refused, DKR_R_HC_MOUNT_READONLY,
+    put(HC_RW_MOUNT, "ReadOnly", cJSON_CreateTrue()))
+SERVER_MUTANT(server_hc_mount_rw_duplicate_refused, DKR_R_HC_MOUNT_READONLY,
+    cJSON_AddItemToObject(HC_RW_MOUNT, "readonly", cJSON_CreateTrue()))
+SERVER_MUTANT(server_hc_mount_propagation_refused,
+    DKR_R_HC_MOUNT_PROPAGATION,
+    put(at(HC_RO_MOUNT, "BindOptions"), "Propagation",
+    cJSON_CreateString("rshared")))
+SERVER_MUTANT(server_hc_mount_recursive_refused, DKR_R_HC_MOUNT_OPTIONS,
+    put(at(HC_RO_MOUNT, "BindOptions"), "NonRecursive", cJSON_CreateFalse()))
+SERVER_MUTANT(server_hc_mount_volume_options_refused, DKR_R_HC_MOUNT_OPTIONS,
+    put(HC_RW_MOUNT, "VolumeOptions", cJSON_CreateObject()))
+SERVER_MUTANT(server_hc_mount_type_refused, DKR_R_HC_MOUNT_TYPE,
+    put(HC_RW_MOUNT, "Type", cJSON_CreateString("volume")))
+SERVER_MUTANT(server_hc_mount_extra_refused, DKR_R_HC_MOUNTS,
+    cJSON_AddItemToArray(at(r, "HostConfig.Mounts"), parsed("{\"Type\":"
+    "\"bind\",\"Source\":\"/etc\",\"Target\":\"/host-etc\",\"ReadOnly\":"
+    "true,\"BindOptions\":{\"Propagation\":\"rprivate\","
+    "\"NonRecursive\":true}}")))
+SERVER_MUTANT(server_hc_mount_missing_refused, DKR_R_HC_MOUNTS,
+    cJSON_DeleteItemFromArray(at(r, "HostConfig.Mounts"), 1))
+
+/* The same document against a template that asks for other binds. */
+SERVER_MUTANT(server_template_fewer_mounts_refused, DKR_R_MOUNTS,
+    t.nmounts = 1)
+SERVER_MUTANT(server_template_rw_asked_refused, DKR_R_MOUNT_RW,
+    t.mounts[0].readonly = 0)
+SERVER_MUTANT(server_template_other_source_refused, DKR_R_MOUNT_SOURCE,
+    strcpy(t.mounts[1].source, "/srv/cmcp-fixture/other"))
+
+/* The labels: its kind and its name. */
+SERVER_MUTANT(server_label_name_refused, DKR_R_LABELS,
+    put(at(r, "Config.Labels"), DKR_LABEL_SERVER,
+    cJSON_CreateString("other")))
+SERVER_MUTANT(server_label_name_missing_refused, DKR_R_LABELS,
+    cJSON_DeleteItemFromObjectCaseSensitive(at(r, "Config.Labels"),
+    DKR_LABEL_SERVER))
+SERVER_MUTANT(server_label_kind_refused, DKR_R_LABELS,
+    put(at(r, "Config.Labels"), DKR_LABEL_KIND, cJSON_CreateString("agent")))
+
+/* The rest of the profile is the agent's; a few of it, once more. */
+SERVER_MUTANT(server_network_host_refused, DKR_R_NETWORK,
+    set(r, "HostConfig.NetworkMode", cJSON_CreateString("host")))
+SERVER_MUTANT(server_rootfs_writable_refused, DKR_R_READONLY,
+    set(r, "HostConfig.ReadonlyRootfs", cJSON_CreateFalse()))
+SERVER_MUTANT(server_binds_refused, DKR_R_BINDS,
+    set(r, "HostConfig.Binds", strs(FX_RW_SOURCE ":" FX_RW_TARGET, NULL)))
+SERVER_MUTANT(server_user_root_refused, DKR_R_USER,
+    set(r, "Config.User", cJSON_CreateString("0:0")))
+SERVER_MUTANT(server_env_extra_refused, DKR_R_ENV,
+    set(r, "Config.Env", strs("PATH=/usr/local/bin:/usr/bin:/bin",
+    "NODE_OPTIONS=--inspect")))
+#undef RO_MOUNT
+#undef RW_MOUNT
+#undef HC_RO_MOUNT
+#undef HC_RW_MOUNT
+
+/* The agent's document against a server's template, and back. */
+ATF_TC_WITHOUT_HEAD(server_documents_not_interchangeable);
+ATF_TC_BODY(server_documents_not_interchangeable, tc)
+{
+	struct dkr_template	 t;
+
+	/* Only the binds and the labels apart: mounts come first. */
+	fx_template(&t);
+	t.kind = DKR_KIND_SERVER;
+	strcpy(t.server, "catalog");
+	t.nmounts = 1;
+	strcpy(t.mounts[0].source, FX_RO_SOURCE);
+	strcpy(t.mounts[0].target, FX_RO_TARGET);
+	t.mounts[0].readonly = 1;
+	refused_as(load(tc, "inspect-good.json"), &t, DKR_R_MOUNTS);
+	t.nmounts = 0;
+	refused_as(load(tc, "inspect-good.json"), &t, DKR_R_LABELS);
+}
+
 /* Parser ambiguities: Go keeps the last duplicate and ignores case. */
 MUTANT(duplicate_key_refused, DKR_R_NETWORK,
     cJSON_AddItemToObject(at(r, "HostConfig"), "NetworkMode",
@@ -523,7 +730,83 @@ ATF_TC_BODY(template_weak_values_refused, tc)
 	WEAK(t.instance[0] = '\0', DKR_R_T_LABELS);
 	WEAK(t.relay = 2, DKR_R_T_RELAY);
 	WEAK(t.relay = -1, DKR_R_T_RELAY);
+	WEAK(t.kind = DKR_KIND_MAX, DKR_R_T_KIND);
+	WEAK(t.kind = -1, DKR_R_T_KIND);
+	/* A server's name label, on a server's container only. */
+	WEAK(strcpy(t.server, "catalog"), DKR_R_T_LABELS);
+	WEAK(t.kind = DKR_KIND_SERVER, DKR_R_T_LABELS);
+	/* Binds on a server's container only. */
+	WEAK((fx_server_template(&t), t.kind = DKR_KIND_AGENT,
+	    t.server[0] = '\0'), DKR_R_T_MOUNTS);
+	WEAK((fx_server_template(&t), t.kind = DKR_KIND_SANDBOX,
+	    t.server[0] = '\0'), DKR_R_T_MOUNTS);
 #undef WEAK
+}
+
+/* A server's binds that the template itself refuses, one defect each. */
+ATF_TC_WITHOUT_HEAD(template_server_mounts_refused);
+ATF_TC_BODY(template_server_mounts_refused, tc)
+{
+	static const char *const bad_path[] = {
+		"", "data", "/", "//", "/srv/", "/srv//db", "/srv/./db",
+		"/srv/../etc", "/srv/..", "/./srv", "/srv/db\n", "/srv/d\tb",
+	};
+	static const char *const kernel[] = {
+		"/proc", "/proc/sys", "/sys", "/sys/fs/cgroup", "/dev",
+		"/dev/shm",
+	};
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	size_t			 i;
+
+	(void)tc;
+	fx_server_template(&t);
+	ATF_CHECK_EQ(dkr_template_check(&t), DKR_OK);
+#define WEAK(stmt) do {							\
+	fx_server_template(&t);						\
+	stmt;								\
+	ATF_CHECK_EQ_MSG(dkr_template_check(&t), DKR_R_T_MOUNTS, "%s",	\
+	    #stmt);							\
+	ATF_CHECK(dkr_template_body(&t, &r) == NULL &&			\
+	    r == DKR_R_T_MOUNTS);					\
+} while (0)
+	for (i = 0; i < sizeof(bad_path) / sizeof(bad_path[0]); i++) {
+		WEAK(strcpy(t.mounts[0].source, bad_path[i]));
+		WEAK(strcpy(t.mounts[1].target, bad_path[i]));
+	}
+	for (i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++) {
+		WEAK(strcpy(t.mounts[1].source, kernel[i]));
+		WEAK(strcpy(t.mounts[0].target, kernel[i]));
+	}
+	WEAK(strcpy(t.mounts[1].target, "/cmcp-init"));
+	WEAK(strcpy(t.mounts[1].target, "/cmcp-init/x"));
+	WEAK(strcpy(t.mounts[1].target, FX_RO_TARGET));
+	WEAK(t.mounts[0].readonly = 2);
+	WEAK(t.mounts[1].readonly = -1);
+	WEAK(t.nmounts = DKR_MOUNTS_MAX + 1);
+	WEAK(memset(t.mounts[0].source, 'a', sizeof(t.mounts[0].source)));
+#undef WEAK
+	/* What only looks like one of them is a path like any other. */
+	fx_server_template(&t);
+	strcpy(t.mounts[0].source, "/procs");
+	strcpy(t.mounts[0].target, "/device");
+	strcpy(t.mounts[1].target, "/cmcp-init.d");
+	ATF_CHECK_EQ(dkr_template_check(&t), DKR_OK);
+	/* Nested targets are two binds, each as configured. */
+	fx_server_template(&t);
+	strcpy(t.mounts[1].target, FX_RO_TARGET "/db");
+	ATF_CHECK_EQ(dkr_template_check(&t), DKR_OK);
+	/* As many as the configuration allows. */
+	fx_server_template(&t);
+	for (i = 0; i < DKR_MOUNTS_MAX; i++) {
+		snprintf(t.mounts[i].source, sizeof(t.mounts[i].source),
+		    "/srv/d%zu", i);
+		snprintf(t.mounts[i].target, sizeof(t.mounts[i].target),
+		    "/data/d%zu", i);
+		t.mounts[i].readonly = i % 2;
+	}
+	t.nmounts = DKR_MOUNTS_MAX;
+	ATF_CHECK_EQ(dkr_template_check(&t), DKR_OK);
 }
 
 /* The body sends the profile and never the fields that weaken it. */
@@ -569,6 +852,77 @@ ATF_TC_BODY(template_body_profile, tc)
 	ATF_CHECK_EQ(cJSON_GetArraySize(at(b, "HostConfig.Mounts")), 1);
 	ATF_CHECK_STREQ(at(b, "Image")->valuestring, FX_IMAGE);
 	cJSON_Delete(b);
+}
+
+/* The member at path of t's create body, printed. */
+static char *
+body_member(const struct dkr_template *t, const char *path)
+{
+	enum dkr_reason	 r;
+	cJSON		*b;
+	char		*s, *e;
+
+	ATF_REQUIRE_MSG((s = dkr_template_body(t, &r)) != NULL, "%s",
+	    dkr_reason_str(r));
+	ATF_REQUIRE((b = cJSON_Parse(s)) != NULL);
+	free(s);
+	ATF_REQUIRE((e = cJSON_PrintUnformatted(at(b, path))) != NULL);
+	cJSON_Delete(b);
+	return e;
+}
+
+#define INIT_BIND	"{\"Type\":\"bind\",\"Source\":\"" FX_INIT "\","	\
+	"\"Target\":\"/cmcp-init\",\"ReadOnly\":true,\"BindOptions\":"	\
+	"{\"Propagation\":\"rprivate\",\"NonRecursive\":true}}"
+
+/*
+ * A server's binds go in HostConfig.Mounts after cmcp-init's, in the
+ * configured order, each bind, not recursive, rprivate, ReadOnly as
+ * configured; never in Binds.  The other containers have cmcp-init's
+ * alone.  And the labels say which container it is.
+ */
+ATF_TC_WITHOUT_HEAD(template_body_mounts);
+ATF_TC_BODY(template_body_mounts, tc)
+{
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	char			*s;
+
+	(void)tc;
+	fx_server_template(&t);
+	s = body_member(&t, "HostConfig.Mounts");
+	ATF_CHECK_STREQ(s, "[" INIT_BIND ","
+	    "{\"Type\":\"bind\",\"Source\":\"" FX_RO_SOURCE "\","
+	    "\"Target\":\"" FX_RO_TARGET "\",\"ReadOnly\":true,"
+	    "\"BindOptions\":{\"Propagation\":\"rprivate\","
+	    "\"NonRecursive\":true}},"
+	    "{\"Type\":\"bind\",\"Source\":\"" FX_RW_SOURCE "\","
+	    "\"Target\":\"" FX_RW_TARGET "\",\"ReadOnly\":false,"
+	    "\"BindOptions\":{\"Propagation\":\"rprivate\","
+	    "\"NonRecursive\":true}}]");
+	free(s);
+	s = body_member(&t, "Labels");
+	ATF_CHECK_STREQ(s, "{\"" DKR_LABEL_INSTANCE "\":\"regress\",\""
+	    DKR_LABEL_SESSION "\":\"fixture\",\"" DKR_LABEL_KIND "\":"
+	    "\"server\",\"" DKR_LABEL_SERVER "\":\"catalog\"}");
+	free(s);
+	ATF_REQUIRE((s = dkr_template_body(&t, &r)) != NULL);
+	ATF_CHECK(strstr(s, "\"Binds\"") == NULL);
+	free(s);
+
+	fx_template(&t);
+	s = body_member(&t, "HostConfig.Mounts");
+	ATF_CHECK_STREQ(s, "[" INIT_BIND "]");
+	free(s);
+	s = body_member(&t, "Labels");
+	ATF_CHECK_STREQ(s, "{\"" DKR_LABEL_INSTANCE "\":\"regress\",\""
+	    DKR_LABEL_SESSION "\":\"fixture\",\"" DKR_LABEL_KIND "\":"
+	    "\"agent\"}");
+	free(s);
+	t.kind = DKR_KIND_SANDBOX;
+	s = body_member(&t, "Labels");
+	ATF_CHECK(strstr(s, "\"" DKR_LABEL_KIND "\":\"sandbox\"") != NULL);
+	free(s);
 }
 
 /* The entry point with -r exactly when the relay is asked. */
@@ -805,6 +1159,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, env_extra_refused);
 	ATF_TP_ADD_TC(tp, labels_session_missing_refused);
 	ATF_TP_ADD_TC(tp, labels_extra_refused);
+	ATF_TP_ADD_TC(tp, labels_kind_missing_refused);
+	ATF_TP_ADD_TC(tp, labels_kind_other_refused);
 	ATF_TP_ADD_TC(tp, healthcheck_refused);
 	ATF_TP_ADD_TC(tp, extra_network_refused);
 	ATF_TP_ADD_TC(tp, apparmor_unconfined_refused);
@@ -819,12 +1175,52 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, relay_args_missing_refused);
 	ATF_TP_ADD_TC(tp, relay_entrypoint_reordered_refused);
 	ATF_TP_ADD_TC(tp, relay_entrypoint_twice_refused);
+	ATF_TP_ADD_TC(tp, server_inspect_verifies);
+	ATF_TP_ADD_TC(tp, server_mount_source_refused);
+	ATF_TP_ADD_TC(tp, server_mount_rw_source_refused);
+	ATF_TP_ADD_TC(tp, server_mount_destination_refused);
+	ATF_TP_ADD_TC(tp, server_mount_destination_twice_refused);
+	ATF_TP_ADD_TC(tp, server_mount_ro_writable_refused);
+	ATF_TP_ADD_TC(tp, server_mount_rw_readonly_refused);
+	ATF_TP_ADD_TC(tp, server_mount_rw_missing_refused);
+	ATF_TP_ADD_TC(tp, server_mount_propagation_refused);
+	ATF_TP_ADD_TC(tp, server_mount_propagation_slave_refused);
+	ATF_TP_ADD_TC(tp, server_mount_type_refused);
+	ATF_TP_ADD_TC(tp, server_mount_extra_refused);
+	ATF_TP_ADD_TC(tp, server_mount_missing_refused);
+	ATF_TP_ADD_TC(tp, server_mount_rw_duplicate_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_source_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_target_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_ro_writable_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_ro_missing_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_rw_readonly_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_rw_duplicate_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_propagation_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_recursive_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_volume_options_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_type_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_extra_refused);
+	ATF_TP_ADD_TC(tp, server_hc_mount_missing_refused);
+	ATF_TP_ADD_TC(tp, server_template_fewer_mounts_refused);
+	ATF_TP_ADD_TC(tp, server_template_rw_asked_refused);
+	ATF_TP_ADD_TC(tp, server_template_other_source_refused);
+	ATF_TP_ADD_TC(tp, server_label_name_refused);
+	ATF_TP_ADD_TC(tp, server_label_name_missing_refused);
+	ATF_TP_ADD_TC(tp, server_label_kind_refused);
+	ATF_TP_ADD_TC(tp, server_network_host_refused);
+	ATF_TP_ADD_TC(tp, server_rootfs_writable_refused);
+	ATF_TP_ADD_TC(tp, server_binds_refused);
+	ATF_TP_ADD_TC(tp, server_user_root_refused);
+	ATF_TP_ADD_TC(tp, server_env_extra_refused);
+	ATF_TP_ADD_TC(tp, server_documents_not_interchangeable);
 	ATF_TP_ADD_TC(tp, duplicate_key_refused);
 	ATF_TP_ADD_TC(tp, case_variant_key_refused);
 	ATF_TP_ADD_TC(tp, network_mode_missing_refused);
 	ATF_TP_ADD_TC(tp, malformed_documents_refused);
 	ATF_TP_ADD_TC(tp, reason_never_echoes_docker_text);
 	ATF_TP_ADD_TC(tp, template_weak_values_refused);
+	ATF_TP_ADD_TC(tp, template_server_mounts_refused);
+	ATF_TP_ADD_TC(tp, template_body_mounts);
 	ATF_TP_ADD_TC(tp, template_body_profile);
 	ATF_TP_ADD_TC(tp, template_body_relay);
 	ATF_TP_ADD_TC(tp, create_warnings_refused);

@@ -1,7 +1,8 @@
 /*
  * libFuzzer harness for the admission verifiers: the input is an engine
  * document, verified as a container inspect (against the fixture
- * template, with and without the expected ID), an image inspect, a create
+ * template, with and without the expected ID, and against the server
+ * fixture's template), an image inspect, a create
  * response, and a daemon /version and /info pair (the input split at its
  * first newline).  Seeds: the stored real documents.
  */
@@ -31,6 +32,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < DKR_OK || r >= DKR_R_MAX || strlen(why) >= sizeof(why))
 		abort();
 	(void)dkr_inspect_verify(s, size, &t, NULL, why, sizeof(why));
+	/* A server's container: the binds, matched by their targets. */
+	fx_server_template(&t);
+	r = dkr_inspect_verify(s, size, &t, FX_SERVER_ID, why, sizeof(why));
+	if (r < DKR_OK || r >= DKR_R_MAX || strlen(why) >= sizeof(why))
+		abort();
 	(void)dkr_image_verify(s, size, FX_IMAGE, why, sizeof(why));
 	r = dkr_create_verify(s, size, id, why, sizeof(why));
 	if (r == DKR_OK && !dkr_container_id_valid(id))

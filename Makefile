@@ -65,7 +65,8 @@ SRCS+=		auditor/auditor.c auditor/auditdb.c
 SRCS+=		watchdog/watchdog.c
 SRCS+=		dockerd-client/dockerd.c dockerd-client/dkr_api.c \
 		dockerd-client/dkr_curl.c dockerd-client/dkr_sandbox.c \
-		dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
+		dockerd-client/dkr_server.c dockerd-client/dkr_template.c \
+		dockerd-client/dkr_verify.c
 
 # What a directory's sources take from outside common/: the parent reads
 # the audit store (the audit commands), dockerd-client the engine's JSON

@@ -9,9 +9,12 @@
  * only), check the daemon, admit the image, create the container from the
  * fixed template, verify every field of the inspect document, attach, start,
  * verify again, and hand the attach stream to the bridge.  It never reads a
- * byte of that stream.  When the session ends, for whatever reason, the
- * container is killed, deleted, and its absence confirmed by a 404 before
- * the parent hears the result.
+ * byte of that stream.  The approved servers that run in containers of
+ * their own get the same steps as their messages come, before the
+ * agent's container is created, and their streams go to the gateway.
+ * When the session ends, for whatever reason, every container of it is
+ * killed, deleted, and its absence confirmed by a 404 before the parent
+ * hears the result.
  */
 
 #include <sys/types.h>
@@ -34,6 +37,7 @@
 #include "sha256.h"
 #include "dkr.h"
 #include "dkr_sandbox.h"
+#include "dkr_server.h"
 
 /* After the end of the stream, the container is about to exit. */
 #define DKR_WAIT_EXITED_MS	2000
@@ -65,6 +69,7 @@ struct dkr_session {
 	int			 fd;		/* attach stream until passed */
 	struct bridge_stream	*head;		/* and its first bytes */
 	struct dkr_result	 res;
+	int			 daemon_ok;	/* the daemon check passed */
 	int			 admission_durable; /* the bridge may admit */
 	int			 report_wait;	/* report once all are acked */
 	int			 exiting;	/* in atexit: records are moot */
@@ -97,6 +102,30 @@ static struct {
 	struct dkr_sandbox_result *res;		/* 64 KiB and more */
 } dkr_sb = { .st = { .fd = -1 } };
 
+/*
+ * The servers' containers (server { image ... }), in the order their
+ * messages came.  Each stream goes to the gateway once the server's
+ * admission is durable and its start recorded; this process never reads
+ * it.  All are removed at the session's end, whatever their phase.
+ */
+enum dkr_srv_phase {
+	DKR_SRV_STARTING,	/* running, its records not yet committed */
+	DKR_SRV_STREAMED,	/* the gateway has the stream */
+	DKR_SRV_FAILED,		/* refused or failed: the gateway was told */
+	DKR_SRV_ENDED,		/* the session ended under it */
+};
+
+struct dkr_srv {
+	struct dkr_server	 sv;
+	enum dkr_srv_phase	 phase;
+	int			 admission_durable;
+};
+
+static struct {
+	struct dkr_srv		*srv[DKR_SERVERS_MAX];
+	size_t			 n;
+} dkr_srvs;
+
 /* What the bridge reports as the agent's violation, as audit codes. */
 static const char *const dkr_violations[OUTCOME_MAX] = {
 	[OUTCOME_TIME_LIMIT] = "time_limit",
@@ -120,6 +149,16 @@ static void	dkr_sb_run(struct imsg *);
 static void	dkr_sb_end(struct imsg *);
 static void	dkr_sb_abort(void);
 static void	dkr_sb_done(void);
+static void	dkr_srv_begin(struct imsg *);
+static int	dkr_srv_steps(struct dkr_srv *);
+static void	dkr_srv_fail(struct dkr_srv *);
+static void	dkr_srv_tell(struct dkr_srv *);
+static void	dkr_srv_admission(const struct audit_ack *, void *);
+static void	dkr_srv_pass(const struct audit_ack *, void *);
+static int	dkr_srv_remove(struct dkr_srv *);
+static void	dkr_srv_cleanup(void);
+static void	dkr_srv_audit(const struct dkr_srv *, enum audit_kind,
+		    enum audit_decision, const char *, const uint8_t *);
 static void	dkr_reap_ask(void);
 static int	dkr_reap_one(const char *);
 static void	dkr_reap_dead(struct imsg *);
@@ -133,6 +172,7 @@ static int	dkr_container_verify(int);
 static int	dkr_stream_attach(void);
 static void	dkr_session_end(int);
 static void	dkr_cleanup(int);
+static void	dkr_agent_cleanup(int);
 static void	dkr_fail(int, const char *);
 static void	dkr_atexit(void);
 static int	dkr_template_fill(const struct session_docker *,
@@ -147,7 +187,8 @@ static void	dkr_audit(enum audit_kind, enum audit_decision, const char *,
 static void	dkr_audit_record(struct audit_record *, enum audit_kind,
 		    enum audit_decision, const char *, const uint8_t *);
 static void	dkr_audit_code(const char *, char *, size_t);
-static void	dkr_profile_digest(uint8_t *);
+static void	dkr_profile_digest(const struct dkr_template *, const char *,
+		    uint8_t *);
 
 /*
  * dockerd-client's system calls on top of the baseline of common/sandbox.c,
@@ -225,6 +266,9 @@ dkr_dispatch_parent(struct imsg *imsg)
 		break;
 	case IMSG_SESSION_SANDBOX:
 		dkr_sb_tool(imsg);
+		break;
+	case IMSG_SESSION_SERVER:
+		dkr_srv_begin(imsg);
 		break;
 	case IMSG_REAP_DEAD:
 		dkr_reap_dead(imsg);
@@ -472,7 +516,7 @@ dkr_session_prepare(void)
 	    dkr_container_create() == -1 ||
 	    dkr_container_verify(DKR_STATE_CREATED) == -1)
 		return;
-	dkr_profile_digest(profile);
+	dkr_profile_digest(&dkr.tmpl, dkr.id, profile);
 	/* What the bridge's admission will rest on (dkr_admit()). */
 	dkr_audit_record(&ar, AUDIT_K_ADMISSION, AUDIT_D_ALLOW, "", profile);
 	(void)auditc_durable(&ar, dkr_admission, NULL);
@@ -545,7 +589,10 @@ dkr_session_start(void)
 	(void)auditc_recorded(dkr_admit, NULL);
 }
 
-/* A local Linux engine of API 1.41 or later that enforces every limit. */
+/*
+ * A local Linux engine of API 1.41 or later that enforces every limit;
+ * once a session (a server's container may have been first).
+ */
 static int
 dkr_daemon_check(void)
 {
@@ -555,6 +602,8 @@ dkr_daemon_check(void)
 	long			 s;
 	enum dkr_reason		 r;
 
+	if (dkr.daemon_ok)
+		return (0);
 	if (dkr_ping(c) == -1) {
 		dkr_fail(OUTCOME_DOCKER_ERROR, c->err);
 		return (-1);
@@ -579,6 +628,7 @@ dkr_daemon_check(void)
 		dkr_fail(OUTCOME_ADMISSION_REFUSED, c->err);
 		return (-1);
 	}
+	dkr.daemon_ok = 1;
 	return (0);
 }
 
@@ -702,6 +752,19 @@ dkr_session_end(int why)
 }
 
 /*
+ * Every container of the session goes: a sandbox run's, the agent's, the
+ * servers'.  The servers' last, so that a removal not confirmed is the
+ * verdict whatever the agent's status said.
+ */
+static void
+dkr_cleanup(int why)
+{
+	dkr_sb_abort();
+	dkr_agent_cleanup(why);
+	dkr_srv_cleanup();
+}
+
+/*
  * Kill, learn the exit status, delete (force), and confirm the absence by
  * a 404; never trust a return code for it.  At the end of the stream the
  * container is exiting by itself, so it gets a short wait first.  A kill
@@ -709,7 +772,7 @@ dkr_session_end(int why)
  * bounded wait for the container to stop (DESIGN 10).
  */
 static void
-dkr_cleanup(int why)
+dkr_agent_cleanup(int why)
 {
 	struct dkr_client	*c = &dkr.client;
 	int64_t			 status;
@@ -718,7 +781,6 @@ dkr_cleanup(int why)
 	int64_t			 wait_ms;
 	int			 got = 0;
 
-	dkr_sb_abort();
 	if (dkr.fd != -1 && close(dkr.fd) == -1)
 		fatal("close");
 	dkr.fd = -1;
@@ -812,6 +874,7 @@ dkr_atexit(void)
 	dkr_sb_abort();
 	if (dkr.id[0] != '\0' && dkr.phase != DKR_DONE)
 		dkr_cleanup(OUTCOME_SIGNAL);
+	dkr_srv_cleanup();
 }
 
 /*
@@ -865,12 +928,22 @@ dkr_admit(const struct audit_ack *aa, void *arg)
 /*
  * The records can no longer be committed: the result goes to the parent
  * without waiting for them, as when the parent stops us; the bridge is
- * not admitted.
+ * not admitted, and no server's stream goes to the gateway.
  */
 static void
 dkr_audit_failed(void *arg)
 {
+	struct dkr_srv	*s;
+	size_t		 i;
+
 	(void)arg;
+	for (i = 0; i < dkr_srvs.n; i++) {
+		s = dkr_srvs.srv[i];
+		if (s->phase != DKR_SRV_STARTING)
+			continue;
+		s->sv.code = DKR_SRV_AUDIT;
+		dkr_srv_tell(s);
+	}
 	dkr_reported(NULL, NULL);
 }
 
@@ -1130,21 +1203,261 @@ dkr_sb_done(void)
 }
 
 /*
+ * One server with an image, from the parent, after the session's own
+ * parameters and before the agent's go: its container is admitted,
+ * created, verified, attached, started and verified again now, while the
+ * agent's waits, so that the gateway can initialize it.  The stream goes
+ * to the gateway once the admission is durable and the start recorded
+ * (dkr_srv_pass); a refusal or failure tells the gateway in a fixed word
+ * and removes whatever was created.
+ */
+static void
+dkr_srv_begin(struct imsg *imsg)
+{
+	struct session_server	*ss;
+	struct dkr_srv		*s;
+	size_t			 i;
+
+	if (dkr.phase == DKR_IDLE || dkr.req.sd_reap_only || dkr.go ||
+	    dkr_srvs.n == DKR_SERVERS_MAX)
+		fatalx("channel parent: unexpected server");
+	if ((ss = malloc(sizeof(*ss))) == NULL ||
+	    (s = calloc(1, sizeof(*s))) == NULL)
+		fatal("malloc");
+	if (imsg_get_data(imsg, ss, sizeof(*ss)) == -1 ||
+	    dkr_server_fill(&s->sv, ss, dkr.req.sd_init, dkr.req.sd_instance,
+	    dkr.req.sd_session) == -1)
+		fatalx("channel parent: bad server");
+	free(ss);
+	for (i = 0; i < dkr_srvs.n; i++)
+		if (dkr_srvs.srv[i]->sv.index == s->sv.index)
+			fatalx("channel parent: server twice");
+	dkr_srvs.srv[dkr_srvs.n++] = s;
+#ifdef CMCP_TEST
+	/* The session's weakened profile, for its servers too. */
+	s->sv.tmpl.weaken = dkr.req.sd_weaken;
+	s->sv.tmpl.noadmit = dkr.req.sd_noadmit;
+#endif
+	s->phase = DKR_SRV_STARTING;
+	/* Refused before: nothing is created, nothing more recorded. */
+	if (dkr.phase == DKR_DONE) {
+		s->sv.code = DKR_SRV_SESSION_OVER;
+		dkr_srv_tell(s);
+		return;
+	}
+	if (dkr_srv_steps(s) == -1)
+		dkr_srv_fail(s);
+}
+
+/* The agent's steps, with the agent's records naming the server. */
+static int
+dkr_srv_steps(struct dkr_srv *s)
+{
+	struct dkr_client	*c = &dkr.client;
+	struct dkr_server	*sv = &s->sv;
+	struct audit_record	 ar;
+	uint8_t			 profile[SHA256_DIGEST_BYTES];
+	int			 rv;
+
+	if (auditc_failed())
+		goto audit;
+	if (!dkr.daemon_ok) {
+		if (dkr_server_daemon(c, sv) == -1)
+			return (-1);
+		dkr.daemon_ok = 1;
+	}
+	if (dkr_server_admit(c, sv) == -1)
+		return (-1);
+	rv = dkr_server_create(c, sv);
+#ifdef CMCP_TEST
+	if (sv->tmpl.weaken != WEAKEN_NONE)
+		log_warnx("test build: server %s: create body weakened (%d)",
+		    sv->name, sv->tmpl.weaken);
+#endif
+	if (!sv->gone)
+		dkr_srv_audit(s, AUDIT_K_CONTAINER, AUDIT_D_NONE, "created",
+		    NULL);
+	if (rv == -1)
+		return (-1);
+	dkr_profile_digest(&sv->tmpl, sv->id, profile);
+	dkr_audit_record(&ar, AUDIT_K_ADMISSION, AUDIT_D_ALLOW, "", profile);
+	if (audit_record_set(&ar, AUDIT_F_TOOL, sv->name) == -1)
+		fatalx("audit: bad record");
+	(void)auditc_durable(&ar, dkr_srv_admission, s);
+	if (dkr_server_start(c, sv) == -1)
+		return (-1);
+	dkr_srv_audit(s, AUDIT_K_CONTAINER, AUDIT_D_NONE, "started", NULL);
+	log_debug("server %s: container %.12s started and verified",
+	    sv->name, sv->id);
+	/* Audit before act: the gateway speaks to it once this is kept. */
+	if (auditc_recorded(dkr_srv_pass, s) == 0)
+		return (0);
+ audit:
+	sv->code = DKR_SRV_AUDIT;
+	(void)strlcpy(sv->why, "server: audit failed", sizeof(sv->why));
+	return (-1);
+}
+
+/* Refused or failed: on record as a code, removed, the gateway told. */
+static void
+dkr_srv_fail(struct dkr_srv *s)
+{
+	char	 code[AUDIT_NAME_BYTES];
+
+	log_warnx("server %s: %s", s->sv.name, s->sv.why);
+	dkr_audit_code(s->sv.why, code, sizeof(code));
+	dkr_srv_audit(s, AUDIT_K_ADMISSION, AUDIT_D_DENY, code, NULL);
+	(void)dkr_srv_remove(s);
+	dkr_srv_tell(s);
+}
+
+/*
+ * IMSG_SRV_FAILED, once: no stream will come for this server.  Sent from
+ * the event loop, as IMSG_SRV_STREAM: this process never waits on the
+ * gateway, which may be busy with another server.
+ */
+static void
+dkr_srv_tell(struct dkr_srv *s)
+{
+	struct server_failed	 sf;
+
+	if (s->phase == DKR_SRV_FAILED)
+		return;
+	s->phase = DKR_SRV_FAILED;
+	if (dkr.exiting)
+		return;
+	memset(&sf, 0, sizeof(sf));
+	sf.sf_index = s->sv.index;
+	if (strlcpy(sf.sf_reason, s->sv.code, sizeof(sf.sf_reason)) >=
+	    sizeof(sf.sf_reason))
+		fatalx("server: reason too long");
+	proc_compose(PROC_GATEWAY, IMSG_SRV_FAILED, &sf, sizeof(sf));
+}
+
+/* The server's admission record is on stable storage. */
+static void
+dkr_srv_admission(const struct audit_ack *aa, void *arg)
+{
+	struct dkr_srv	*s = arg;
+
+	(void)aa;
+	s->admission_durable = 1;
+}
+
+/*
+ * Its admission is durable and its start committed: the stream, and the
+ * bytes that came with the attach answer, go to the gateway.
+ */
+static void
+dkr_srv_pass(const struct audit_ack *aa, void *arg)
+{
+	struct dkr_srv		*s = arg;
+	struct dkr_server	*sv = &s->sv;
+	struct server_stream	*st;
+
+	(void)aa;
+	if (s->phase != DKR_SRV_STARTING || !s->admission_durable ||
+	    sv->fd == -1)
+		return;
+	if ((st = calloc(1, sizeof(*st))) == NULL)
+		fatal("calloc");
+	if (sv->headlen > sizeof(st->st_head))
+		fatalx("server: attach head too long");
+	st->st_index = sv->index;
+	st->st_len = sv->headlen;
+	memcpy(st->st_head, sv->head, sv->headlen);
+	proc_compose_fd(PROC_GATEWAY, IMSG_SRV_STREAM, sv->fd, st,
+	    sizeof(*st));
+	sv->fd = -1;		/* the channel's now, closed once sent */
+	explicit_bzero(st, sizeof(*st));
+	free(st);
+	explicit_bzero(sv->head, sizeof(sv->head));
+	sv->headlen = 0;
+	s->phase = DKR_SRV_STREAMED;
+	log_debug("server %s: stream with the gateway", sv->name);
+}
+
+/* Remove its container, if any, with the records the agent's gets. */
+static int
+dkr_srv_remove(struct dkr_srv *s)
+{
+	struct dkr_server	*sv = &s->sv;
+	int			 had = !sv->gone;
+
+	if (dkr_server_remove(&dkr.client, sv) == 0) {
+		if (had) {
+			dkr_srv_audit(s, AUDIT_K_CONTAINER, AUDIT_D_NONE,
+			    "removed_confirmed", NULL);
+			log_debug("server %s: container %.12s gone", sv->name,
+			    sv->id);
+		}
+		return (0);
+	}
+	log_warnx("server %s: container %.12s: absence not confirmed",
+	    sv->name, sv->id);
+	dkr_srv_audit(s, AUDIT_K_CONTAINER, AUDIT_D_NONE,
+	    "removal_unconfirmed", NULL);
+	return (-1);
+}
+
+/*
+ * The session ends: every server's container goes.  One whose absence
+ * is not confirmed makes the session's cleanup fail, as the agent's.  A
+ * server whose stream had not yet gone to the gateway is said to be
+ * over.
+ */
+static void
+dkr_srv_cleanup(void)
+{
+	struct dkr_srv	*s;
+	size_t		 i;
+
+	for (i = 0; i < dkr_srvs.n; i++) {
+		s = dkr_srvs.srv[i];
+		if (s->phase == DKR_SRV_STARTING) {
+			s->sv.code = DKR_SRV_SESSION_OVER;
+			dkr_srv_tell(s);
+		} else if (s->phase == DKR_SRV_STREAMED)
+			s->phase = DKR_SRV_ENDED;
+		if (dkr_srv_remove(s) == -1) {
+			dkr.res.dr_gone = 0;
+			dkr.res.dr_outcome = OUTCOME_CLEANUP_FAILED;
+		}
+	}
+}
+
+/* A record of the session naming the server by its configured name. */
+static void
+dkr_srv_audit(const struct dkr_srv *s, enum audit_kind kind,
+    enum audit_decision decision, const char *reason, const uint8_t *digest)
+{
+	struct audit_record	 ar;
+
+	if (dkr.exiting)
+		return;
+	dkr_audit_record(&ar, kind, decision, reason, digest);
+	if (audit_record_set(&ar, AUDIT_F_TOOL, s->sv.name) == -1)
+		fatalx("audit: bad record");
+	(void)auditc_send(&ar);
+}
+
+/*
  * The verified profile: admission compared every field of the inspect
  * document with this template, so the container's id and the create body
  * built from it name exactly what was verified.  Only the digest is kept.
  */
 static void
-dkr_profile_digest(uint8_t *digest)
+dkr_profile_digest(const struct dkr_template *t, const char *id,
+    uint8_t *digest)
 {
 	struct sha256_ctx	 ctx;
 	enum dkr_reason		 r;
 	char			*body;
 
-	if ((body = dkr_template_body(&dkr.tmpl, &r)) == NULL)
+	if ((body = dkr_template_body(t, &r)) == NULL)
 		fatalx("profile: %s", dkr_reason_str(r));
 	sha256_init(&ctx);
-	sha256_update(&ctx, dkr.id, strlen(dkr.id) + 1);
+	sha256_update(&ctx, id, strlen(id) + 1);
 	sha256_update(&ctx, body, strlen(body));
 	sha256_final(&ctx, digest);
 	free(body);
@@ -1188,5 +1501,6 @@ dkr_template_fill(const struct session_docker *sd, struct dkr_template *t)
 	t->nano_cpus = 0;
 	t->deadline_ms = sd->sd_deadline_ms;
 	t->relay = sd->sd_relay;
+	t->kind = DKR_KIND_AGENT;
 	return (dkr_template_check(t) == DKR_OK ? 0 : -1);
 }

@@ -27,6 +27,7 @@ CPPFLAGS.regress/docker= -Idockerd-client $(CJSON_CFLAGS) $(CURL_CFLAGS) \
 DKR_PURE_SRCS=	dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
 DKR_API_SRCS=	$(DKR_PURE_SRCS) dockerd-client/dkr_api.c
 SANDBOX_SRCS=	dockerd-client/dkr_sandbox.c common/sbstream.c $(DKR_API_SRCS)
+SERVER_SRCS=	dockerd-client/dkr_server.c $(DKR_API_SRCS)
 
 UNIT_TESTS+=	regress/docker/verify_test regress/docker/sandbox_test
 ALL+=		$(DKR_FIXTURES) $(SANDBOX_PROBE) regress/docker/engine_test
@@ -52,8 +53,10 @@ regress/docker/verify_test: obj/regress/docker/verify_test.o \
     $(DKR_PURE_SRCS:%.c=obj/%.o)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
 
-regress/docker/engine_test: obj/regress/docker/engine_test.o \
-    $(DKR_API_SRCS:%.c=obj/%.o)
+# A test build too: a server's template can be weakened and its refusal
+# bypassed, to show what the read-only bind's check keeps out.
+regress/docker/engine_test: obj-test/regress/docker/engine_test.o \
+    $(SERVER_SRCS:%.c=obj-test/%.o)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(CJSON_LIBS) $(CURL_LIBS) \
 	    $(LDLIBS) -lm
 

@@ -1,7 +1,8 @@
 /*
- * The template, the verifiers, cmcp-init and the API client against the
- * real private engine (regress/docker/dockerd-env) and the offline test
- * images (regress/docker/build-images, which writes images.env).
+ * The template, the verifiers, cmcp-init, the API client and a server's
+ * container (dkr_server.c) against the real private engine
+ * (regress/docker/dockerd-env) and the offline test images
+ * (regress/docker/build-images, which writes images.env).
  *
  * Skipped, with the reason, when no engine listens on the test socket:
  * $CMCP_TEST_DOCKER_SOCK, the docker_sock configuration variable, or
@@ -25,7 +26,9 @@
 #include <atf-c.h>
 #include <cjson/cJSON.h>
 
+#include "cmcp.h"
 #include "dkr.h"
+#include "dkr_server.h"
 
 #define DEFAULT_SOCK	"/run/cmcp-test/docker.sock"
 #define STREAM_MAX	(256 * 1024)
@@ -825,6 +828,423 @@ ATF_TC_CLEANUP(list_by_label_only, tc)
 	sweep(tc, "regress-list0");
 }
 
+/*
+ * Server containers (server { image ... mount ... }) through dkr_server.c,
+ * as dockerd-client drives them: two host directories made for the test,
+ * owned by the server's uid, one bound read-only and one read-write.  The
+ * server script reads the read-only one, tries to write it, writes the
+ * read-write one, then echoes its stdin as an MCP server would answer.
+ */
+#define SRV_UID		10001
+#define SRV_INSTANCE	"regress-server"
+#define SRV_RO_TARGET	"/srv/ro"
+#define SRV_RW_TARGET	"/srv/rw"
+#define SRV_SCRIPT							\
+	"busybox cat " SRV_RO_TARGET "/catalog.txt >&2; "		\
+	"busybox touch " SRV_RO_TARGET "/probe && echo ro-written >&2; "	\
+	"echo written >" SRV_RW_TARGET "/out && echo rw-written >&2; "	\
+	"exec busybox cat"
+
+struct srv_dirs {
+	char	 base[64];
+	char	 ro[96];
+	char	 rw[96];
+};
+
+/* The host side: base/ro with a file in it and base/rw, empty. */
+static void
+srv_dirs(struct srv_dirs *d)
+{
+	char	 path[160];
+	FILE	*f;
+
+	strlcpy(d->base, "/tmp/cmcp-srv.XXXXXX", sizeof(d->base));
+	ATF_REQUIRE(mkdtemp(d->base) != NULL);
+	snprintf(d->ro, sizeof(d->ro), "%s/ro", d->base);
+	snprintf(d->rw, sizeof(d->rw), "%s/rw", d->base);
+	ATF_REQUIRE(mkdir(d->ro, 0755) == 0 && mkdir(d->rw, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/catalog.txt", d->ro);
+	ATF_REQUIRE((f = fopen(path, "w")) != NULL);
+	ATF_REQUIRE(fputs("catalog-from-host\n", f) != EOF);
+	ATF_REQUIRE(fclose(f) == 0);
+	/* Writable by the server's uid: only the bind's flag refuses. */
+	ATF_REQUIRE(chown(d->ro, SRV_UID, SRV_UID) == 0 &&
+	    chown(d->rw, SRV_UID, SRV_UID) == 0);
+}
+
+static void
+srv_dirs_remove(const char *base)
+{
+	char	 path[160];
+
+	snprintf(path, sizeof(path), "%s/ro/catalog.txt", base);
+	(void)unlink(path);
+	snprintf(path, sizeof(path), "%s/ro/probe", base);
+	(void)unlink(path);
+	snprintf(path, sizeof(path), "%s/rw/out", base);
+	(void)unlink(path);
+	snprintf(path, sizeof(path), "%s/ro", base);
+	(void)rmdir(path);
+	snprintf(path, sizeof(path), "%s/rw", base);
+	(void)rmdir(path);
+	(void)rmdir(base);
+}
+
+/* The base of the directories a case made, for its cleanup. */
+static void
+srv_dirs_note(const struct srv_dirs *d)
+{
+	FILE	*f;
+
+	ATF_REQUIRE((f = fopen("srv-dirs", "w")) != NULL);
+	fprintf(f, "%s\n", d->base);
+	ATF_REQUIRE(fclose(f) == 0);
+}
+
+static void
+srv_dirs_cleanup(void)
+{
+	char	 base[64];
+	FILE	*f;
+
+	if ((f = fopen("srv-dirs", "r")) == NULL)
+		return;
+	if (fgets(base, sizeof(base), f) != NULL) {
+		base[strcspn(base, "\n")] = '\0';
+		if (strncmp(base, "/tmp/cmcp-srv.", 14) == 0)
+			srv_dirs_remove(base);
+	}
+	fclose(f);
+}
+
+/* The parent's message for the script above over the two binds. */
+static void
+srv_message(struct session_server *ss, const struct images *im,
+    const struct srv_dirs *d)
+{
+	static const char *const argv[] = { "/bin/busybox", "sh", "-c",
+	    SRV_SCRIPT };
+	size_t	 i;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->sv_index = 3;
+	strlcpy(ss->sv_name, "catalog", sizeof(ss->sv_name));
+	strlcpy(ss->sv_image, im->fixtures, sizeof(ss->sv_image));
+	ss->sv_argc = nitems(argv);
+	for (i = 0; i < nitems(argv); i++)
+		strlcpy(ss->sv_argv[i], argv[i], sizeof(ss->sv_argv[i]));
+	ss->sv_uid = SRV_UID;
+	ss->sv_gid = SRV_UID;
+	ss->sv_memory_bytes = 64LL * 1024 * 1024;
+	ss->sv_pids = 32;
+	ss->sv_nofile = 256;
+	ss->sv_deadline_ms = 20000;
+	ss->sv_nmounts = 2;
+	strlcpy(ss->sv_mounts[0].sm_host, d->ro, sizeof(ss->sv_mounts[0].sm_host));
+	strlcpy(ss->sv_mounts[0].sm_target, SRV_RO_TARGET,
+	    sizeof(ss->sv_mounts[0].sm_target));
+	ss->sv_mounts[0].sm_rw = 0;
+	strlcpy(ss->sv_mounts[1].sm_host, d->rw, sizeof(ss->sv_mounts[1].sm_host));
+	strlcpy(ss->sv_mounts[1].sm_target, SRV_RW_TARGET,
+	    sizeof(ss->sv_mounts[1].sm_target));
+	ss->sv_mounts[1].sm_rw = 1;
+}
+
+static void
+srv_fill(const atf_tc_t *tc, struct dkr_server *sv, const struct images *im,
+    const struct srv_dirs *d)
+{
+	static struct session_server	 ss;
+
+	(void)tc;
+	srv_message(&ss, im, d);
+	ATF_REQUIRE(dkr_server_fill(sv, &ss, im->init, SRV_INSTANCE,
+	    "s1") == 0);
+}
+
+/* Whether the host file base/dir/name exists; its first line in line. */
+static int
+host_file(const char *dir, const char *name, char *line, size_t len)
+{
+	char	 path[160];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "r")) == NULL) {
+		ATF_REQUIRE(errno == ENOENT);
+		return 0;
+	}
+	line[0] = '\0';
+	if (fgets(line, len, f) == NULL)
+		line[0] = '\0';
+	fclose(f);
+	return 1;
+}
+
+/*
+ * Talk to the started server over its stream: one line in, end of
+ * input; the stream read to its end.  The container's exit status.
+ */
+static int64_t
+srv_talk(struct dkr_client *c, struct dkr_server *sv, const char *line,
+    struct output *o)
+{
+	int64_t	 code;
+
+	ATF_REQUIRE(send(sv->fd, line, strlen(line), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(line));
+	ATF_REQUIRE(shutdown(sv->fd, SHUT_WR) == 0);
+	ATF_REQUIRE_MSG(pump(sv->fd, sv->head, sv->headlen, o,
+	    now_ms() + RUN_TIMEOUT_MS) == 0, "server outlived the test");
+	ATF_REQUIRE_MSG(dkr_wait(c, sv->id, RUN_TIMEOUT_MS, &code) == 0,
+	    "%s", c->err);
+	return code;
+}
+
+ATF_TC_WITH_CLEANUP(server_container_binds);
+ATF_TC_HEAD(server_container_binds, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A server's container from its "
+	    "message: verified with its two binds, attached, started, "
+	    "echoing over its stream; the read-only bind refuses a write "
+	    "(EROFS), the read-write one takes it; removed, 404");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(server_container_binds, tc)
+{
+	static char		 ids[DKR_LIST_MAX][DKR_CONTAINER_ID_BYTES];
+	static struct output	 o;
+	static struct dkr_server sv;
+	struct dkr_client	 c;
+	struct dkr_template	 t;
+	struct images		 im;
+	struct srv_dirs		 d;
+	char			 line[64], id[DKR_CONTAINER_ID_BYTES];
+	size_t			 n;
+	int64_t			 code, t0, t1, t2, t3;
+	int			 fl;
+
+	engine(tc, &c);
+	images(tc, &im);
+	srv_dirs(&d);
+	srv_dirs_note(&d);
+	srv_fill(tc, &sv, &im, &d);
+	ATF_CHECK(sv.gone && sv.fd == -1 && sv.id[0] == '\0');
+	t0 = now_ms();
+	ATF_REQUIRE_MSG(dkr_server_daemon(&c, &sv) == 0, "%s", sv.why);
+	ATF_REQUIRE_MSG(dkr_server_admit(&c, &sv) == 0, "%s", sv.why);
+	ATF_REQUIRE_MSG(dkr_server_create(&c, &sv) == 0, "%s", sv.why);
+	t1 = now_ms();
+	ATF_CHECK(!sv.gone);
+	/* The engine's document holds exactly these binds, as asked. */
+	ATF_CHECK_EQ(inspect_verify(&c, &sv.tmpl, sv.id), DKR_OK);
+	t = sv.tmpl;
+	t.mounts[0].readonly = 0;
+	ATF_CHECK_EQ(inspect_verify(&c, &t, sv.id), DKR_R_MOUNT_RW);
+	t = sv.tmpl;
+	t.nmounts = 1;
+	ATF_CHECK_EQ(inspect_verify(&c, &t, sv.id), DKR_R_MOUNTS);
+	/* Found by the session's labels, as cleanup and reap find it. */
+	ATF_REQUIRE(dkr_list(&c, SRV_INSTANCE, "s1", ids, DKR_LIST_MAX,
+	    &n) == 0);
+	ATF_CHECK(n == 1 && strcmp(ids[0], sv.id) == 0);
+	ATF_REQUIRE_EQ(dkr_inspect(&c, sv.id), 200);
+	ATF_CHECK(strstr(c.body, "\"" DKR_LABEL_KIND "\":\"server\"") !=
+	    NULL);
+	ATF_CHECK(strstr(c.body, "\"" DKR_LABEL_SERVER "\":\"catalog\"") !=
+	    NULL);
+
+	t2 = now_ms();
+	ATF_REQUIRE_MSG(dkr_server_start(&c, &sv) == 0, "%s", sv.why);
+	t3 = now_ms();
+	printf("measure: server_admit_create_verify_ms %lld\n",
+	    (long long)(t1 - t0));
+	printf("measure: server_attach_start_verify_ms %lld\n",
+	    (long long)(t3 - t2));
+	ATF_REQUIRE(sv.fd != -1);
+	ATF_CHECK((fl = fcntl(sv.fd, F_GETFL)) != -1 && (fl & O_NONBLOCK));
+	/* Running, and verified again with the binds in the engine's order. */
+	ATF_CHECK_EQ(inspect_verify(&c, &sv.tmpl, sv.id), DKR_OK);
+	code = srv_talk(&c, &sv, "{\"jsonrpc\":\"2.0\",\"id\":1}\n", &o);
+	ATF_CHECK_EQ(code, 0);
+	ATF_CHECK_STREQ(o.out, "{\"jsonrpc\":\"2.0\",\"id\":1}\n");
+	printf("server stderr:\n%s", o.err);
+	ATF_CHECK(strstr(o.err, "catalog-from-host\n") != NULL);
+	ATF_CHECK(strstr(o.err, "Read-only file system") != NULL);
+	ATF_CHECK(strstr(o.err, "ro-written") == NULL);
+	ATF_CHECK(strstr(o.err, "rw-written\n") != NULL);
+	ATF_CHECK(!host_file(d.ro, "probe", line, sizeof(line)));
+	ATF_CHECK(host_file(d.rw, "out", line, sizeof(line)) &&
+	    strcmp(line, "written\n") == 0);
+
+	strlcpy(id, sv.id, sizeof(id));
+	t0 = now_ms();
+	ATF_CHECK_EQ(dkr_server_remove(&c, &sv), 0);
+	printf("measure: server_remove_confirmed_ms %lld\n",
+	    (long long)(now_ms() - t0));
+	ATF_CHECK(sv.gone && sv.fd == -1);
+	ATF_CHECK_EQ(dkr_gone(&c, id), 1);
+	/* Twice is nothing more. */
+	ATF_CHECK_EQ(dkr_server_remove(&c, &sv), 0);
+	ATF_REQUIRE(dkr_list(&c, SRV_INSTANCE, NULL, ids, DKR_LIST_MAX,
+	    &n) == 0);
+	ATF_CHECK_EQ(n, 0);
+	dkr_client_free(&c);
+	srv_dirs_remove(d.base);
+}
+ATF_TC_CLEANUP(server_container_binds, tc)
+{
+	sweep(tc, SRV_INSTANCE);
+	srv_dirs_cleanup();
+}
+
+ATF_TC_WITH_CLEANUP(server_ro_bind_made_rw);
+ATF_TC_HEAD(server_ro_bind_made_rw, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Mutation: the read-only bind created "
+	    "read-write is refused at admission (Mounts.RW); with the refusal "
+	    "bypassed the server writes the host directory");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(server_ro_bind_made_rw, tc)
+{
+	static struct output	 o;
+	static struct dkr_server sv;
+	struct dkr_client	 c;
+	struct images		 im;
+	struct srv_dirs		 d;
+	char			 line[64], id[DKR_CONTAINER_ID_BYTES];
+
+	engine(tc, &c);
+	images(tc, &im);
+	srv_dirs(&d);
+	srv_dirs_note(&d);
+
+	srv_fill(tc, &sv, &im, &d);
+	sv.tmpl.weaken = WEAKEN_MOUNT_RW;
+	ATF_REQUIRE(dkr_server_admit(&c, &sv) == 0);
+	ATF_CHECK_EQ(dkr_server_create(&c, &sv), -1);
+	ATF_CHECK_STREQ(sv.why, "refused: Mounts.RW");
+	ATF_CHECK_STREQ(sv.code, DKR_SRV_REFUSED);
+	ATF_REQUIRE(!sv.gone);
+	strlcpy(id, sv.id, sizeof(id));
+	ATF_CHECK_EQ(dkr_server_remove(&c, &sv), 0);
+	ATF_CHECK_EQ(dkr_gone(&c, id), 1);
+
+	srv_fill(tc, &sv, &im, &d);
+	sv.tmpl.weaken = WEAKEN_MOUNT_RW;
+	sv.tmpl.noadmit = 1;
+	ATF_REQUIRE_MSG(dkr_server_create(&c, &sv) == 0, "%s", sv.why);
+	ATF_REQUIRE_MSG(dkr_server_start(&c, &sv) == 0, "%s", sv.why);
+	ATF_CHECK_EQ(srv_talk(&c, &sv, "x\n", &o), 0);
+	ATF_CHECK(strstr(o.err, "ro-written\n") != NULL);
+	ATF_CHECK(host_file(d.ro, "probe", line, sizeof(line)));
+	ATF_CHECK_EQ(dkr_server_remove(&c, &sv), 0);
+	dkr_client_free(&c);
+	srv_dirs_remove(d.base);
+}
+ATF_TC_CLEANUP(server_ro_bind_made_rw, tc)
+{
+	sweep(tc, SRV_INSTANCE);
+	srv_dirs_cleanup();
+}
+
+ATF_TC_WITH_CLEANUP(server_refusals);
+ATF_TC_HEAD(server_refusals, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A server's container is refused for "
+	    "an unknown or volume image, a bind the template refuses or a "
+	    "host directory that does not exist; nothing is left");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(server_refusals, tc)
+{
+	static char		 ids[DKR_LIST_MAX][DKR_CONTAINER_ID_BYTES];
+	static struct dkr_server sv;
+	static struct session_server ss;
+	struct dkr_client	 c;
+	struct images		 im;
+	struct srv_dirs		 d;
+	char			 path[160];
+	size_t			 n;
+
+	engine(tc, &c);
+	images(tc, &im);
+	srv_dirs(&d);
+	srv_dirs_note(&d);
+
+	srv_message(&ss, &im, &d);
+	strlcpy(ss.sv_image, "sha256:000000000000000000000000000000000000"
+	    "0000000000000000000000000000", sizeof(ss.sv_image));
+	ATF_REQUIRE(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1") == 0);
+	ATF_CHECK_EQ(dkr_server_admit(&c, &sv), -1);
+	ATF_CHECK_STREQ(sv.why, "refused: image not found");
+	ATF_CHECK_STREQ(sv.code, DKR_SRV_REFUSED);
+
+	srv_message(&ss, &im, &d);
+	strlcpy(ss.sv_image, im.volume, sizeof(ss.sv_image));
+	ATF_REQUIRE(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1") == 0);
+	ATF_CHECK_EQ(dkr_server_admit(&c, &sv), -1);
+	ATF_CHECK_STREQ(sv.why, "refused: image Config.Volumes");
+
+	/* Never sent: the kernel's trees keep the profile's mounts. */
+	srv_message(&ss, &im, &d);
+	strlcpy(ss.sv_mounts[1].sm_target, "/proc/sys",
+	    sizeof(ss.sv_mounts[1].sm_target));
+	ATF_REQUIRE(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1") == 0);
+	ATF_CHECK_EQ(dkr_server_create(&c, &sv), -1);
+	ATF_CHECK_STREQ(sv.why, "template mounts");
+	ATF_CHECK(sv.gone && sv.id[0] == '\0');
+
+	/* A bind through Mounts never makes its source: the engine refuses. */
+	srv_message(&ss, &im, &d);
+	strlcat(ss.sv_mounts[0].sm_host, "/missing",
+	    sizeof(ss.sv_mounts[0].sm_host));
+	ATF_REQUIRE(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1") == 0);
+	ATF_CHECK_EQ(dkr_server_create(&c, &sv), -1);
+	ATF_CHECK_STREQ(sv.code, DKR_SRV_DOCKER);
+	ATF_CHECK(sv.gone && sv.id[0] == '\0');
+	snprintf(path, sizeof(path), "%s/missing", d.ro);
+	ATF_CHECK(access(path, F_OK) == -1 && errno == ENOENT);
+
+	/* Malformed messages are the caller's protocol error. */
+	srv_message(&ss, &im, &d);
+	ss.sv_mounts[0].sm_rw = 2;
+	ATF_CHECK_EQ(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1"), -1);
+	srv_message(&ss, &im, &d);
+	ss.sv_nmounts = SESSION_MOUNTS_MAX + 1;
+	ATF_CHECK_EQ(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1"), -1);
+	srv_message(&ss, &im, &d);
+	strlcpy(ss.sv_name, "a b", sizeof(ss.sv_name));
+	ATF_CHECK_EQ(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1"), -1);
+	srv_message(&ss, &im, &d);
+	memset(ss.sv_mounts[1].sm_target, 'a',
+	    sizeof(ss.sv_mounts[1].sm_target));
+	ATF_CHECK_EQ(dkr_server_fill(&sv, &ss, im.init, SRV_INSTANCE,
+	    "s1"), -1);
+
+	ATF_REQUIRE(dkr_list(&c, SRV_INSTANCE, NULL, ids, DKR_LIST_MAX,
+	    &n) == 0);
+	ATF_CHECK_EQ(n, 0);
+	dkr_client_free(&c);
+	srv_dirs_remove(d.base);
+}
+ATF_TC_CLEANUP(server_refusals, tc)
+{
+	sweep(tc, SRV_INSTANCE);
+	srv_dirs_cleanup();
+}
+
 ATF_TC(names_never_sent);
 ATF_TC_HEAD(names_never_sent, tc)
 {
@@ -868,6 +1288,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, relay_container_stdio);
 	ATF_TP_ADD_TC(tp, weakened_containers_refused);
 	ATF_TP_ADD_TC(tp, list_by_label_only);
+	ATF_TP_ADD_TC(tp, server_container_binds);
+	ATF_TP_ADD_TC(tp, server_ro_bind_made_rw);
+	ATF_TP_ADD_TC(tp, server_refusals);
 	ATF_TP_ADD_TC(tp, names_never_sent);
 	return atf_no_error();
 }

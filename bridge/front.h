@@ -168,6 +168,7 @@ int	 front_list_end(struct front_list *, size_t *, const char **);
  * examples) removed at every level where the value is a schema, names
  * of properties kept.  tmp (tmpsz bytes) holds the input's canonical
  * form on the way; the result is canonical, in out with a NUL after it.
+ * As for a line, out needs two bytes more than the result.
  * 0 with *outlen, -1 with *why.
  */
 int	 front_schema_strip(const char *, size_t, char *, size_t, char *,

@@ -65,11 +65,12 @@ gw_tools_set(size_t i, const char *upstream, size_t len)
 		    "tool_schema" : NULL);
 	if (upstream == NULL)
 		return ("tool_schema");
+	/* A schema of GW_TOOL_SCHEMA_BYTES and the room front.h asks. */
 	if ((tmp = malloc(len + 1)) == NULL ||
-	    (out = malloc(GW_TOOL_SCHEMA_BYTES + 1)) == NULL)
+	    (out = malloc(GW_TOOL_SCHEMA_BYTES + 2)) == NULL)
 		fatal("malloc");
 	r = front_schema_strip(upstream, len, tmp, len + 1, out,
-	    GW_TOOL_SCHEMA_BYTES + 1, &outlen, &why);
+	    GW_TOOL_SCHEMA_BYTES + 2, &outlen, &why);
 	if (r == 0)
 		r = gw_tools_keep(i, out, outlen);
 	else

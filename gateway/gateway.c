@@ -130,6 +130,8 @@ static const char *const gw_mcp_reasons[MCP_E_MAX] = {
 	[MCP_E_CURSOR] =		"upstream_cursor",
 	[MCP_E_CHANGED] =		"upstream_changed",
 	[MCP_E_CLOSED] =		"upstream_closed",
+	[MCP_E_STREAM] =		"upstream_stream",
+	[MCP_E_STDERR] =		"upstream_stderr",
 	[MCP_E_NOTIFICATIONS] =		"upstream_notifications",
 	[MCP_E_SERVER_REQUEST] =	"upstream_server_request",
 	[MCP_E_NOT_ALLOWED] =		"upstream_not_allowed",
@@ -198,7 +200,11 @@ static const char *gw_mcp_reason(enum mcp_error);
  */
 static const struct sandbox_rule gw_sandbox[] = {
 	SB_ALLOW(clock_gettime),
-	/* A sandbox run's attach stream: send(MSG_NOSIGNAL), its end. */
+	/*
+	 * The attach streams of a sandbox run and of a server's container
+	 * (mcp_open_stream()): send(MSG_NOSIGNAL), the end of its stdin;
+	 * read, recvmsg and poll are the baseline's.
+	 */
 	SB_ALLOW(sendto),
 	SB_ALLOW(shutdown),
 	SB_EACCES(openat),

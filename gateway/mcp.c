@@ -1,5 +1,6 @@
 /*
- * MCP client of one approved server over its stdin and stdout (mcp.h).
+ * MCP client of one approved server over its stdin and stdout, or over
+ * its container's attach stream (mcp.h).
  *
  * Shape of one operation: mcp_begin() takes the deadline, a request is
  * composed in wbuf within MCP_REQUEST_BYTES and written by mcp_send(), and
@@ -18,9 +19,16 @@
  * has already written (mcp_drain(), no waiting), lists again if a
  * list_changed is among it, and lists again after the response if one
  * came with it; mcp_repin() then compares every configured tool.
+ *
+ * The two transports differ only below the line buffer: mcp_fill() takes
+ * bytes from the pipe, or from the stream (first the bytes read before
+ * the open, then the socket) through mcp_demux(), which leaves in rbuf
+ * the stdout payload alone; every line, bound and deadline above it is
+ * the same code.  Writes are mcp_write().
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
 #include <errno.h>
@@ -63,15 +71,24 @@ struct mcp_buf {
 	int		 over;
 };
 
+static enum mcp_error	 mcp_setup(struct mcp_client *,
+			    const struct mcp_limits *);
+static enum mcp_error	 mcp_start(struct mcp_client *, int, int);
 static enum mcp_error	 mcp_fail(struct mcp_client *, enum mcp_error);
 static enum mcp_error	 mcp_begin(struct mcp_client *);
 static enum mcp_error	 mcp_remaining(const struct mcp_client *, int *);
 static enum mcp_error	 mcp_send(struct mcp_client *, const char *, size_t);
+static ssize_t		 mcp_write(const struct mcp_client *, const void *,
+			    size_t);
+static ssize_t		 mcp_read(const struct mcp_client *, void *,
+			    size_t);
 static int		 mcp_bufline(struct mcp_client *, const char **,
 			    size_t *);
 static enum mcp_error	 mcp_readline(struct mcp_client *, const char **,
 			    size_t *);
 static enum mcp_error	 mcp_fill(struct mcp_client *, size_t *);
+static enum mcp_error	 mcp_demux(struct mcp_client *, size_t);
+static enum mcp_error	 mcp_frame(struct mcp_demux *);
 static enum mcp_error	 mcp_message(struct mcp_client *, const char *,
 			    size_t, size_t *);
 static enum mcp_error	 mcp_drain(struct mcp_client *);
@@ -134,6 +151,8 @@ static const char *const mcp_errstr[MCP_E_MAX] = {
 	[MCP_E_CURSOR] =	"tool list cursor repeated",
 	[MCP_E_CHANGED] =	"tool list changed",
 	[MCP_E_CLOSED] =	"server closed the connection",
+	[MCP_E_STREAM] =	"malformed attach stream",
+	[MCP_E_STDERR] =	"server stderr over its bound",
 	[MCP_E_NOTIFICATIONS] =	"too many interleaved messages",
 	[MCP_E_SERVER_REQUEST] = "server request refused",
 	[MCP_E_NOT_ALLOWED] =	"tool not configured and discovered",
@@ -163,9 +182,55 @@ mcp_open(struct mcp_client *c, int wfd, int rfd,
 {
 	struct sigaction	 sa;
 	sigset_t		 mask;
-	int			 fd, fl, i;
-	size_t			 n;
+	enum mcp_error		 e;
 
+	if ((e = mcp_setup(c, lim)) != MCP_OK)
+		return e;
+	if (wfd < 0 || rfd < 0)
+		return MCP_E_INVAL;
+
+	/* A server that closes its stdin must cost an EPIPE, not the process. */
+	if (sigaction(SIGPIPE, NULL, &sa) == -1 ||
+	    sigprocmask(SIG_BLOCK, NULL, &mask) == -1)
+		return MCP_E_SYSTEM;
+	if ((sa.sa_flags & SA_SIGINFO) == 0 && sa.sa_handler == SIG_DFL &&
+	    sigismember(&mask, SIGPIPE) != 1)
+		return MCP_E_INVAL;
+	return mcp_start(c, wfd, rfd);
+}
+
+/*
+ * Take over fd, the attach socket of the server's container (both
+ * directions), blocking or not; mcp_close() shuts its write side down
+ * and closes it.  head[0..headlen) are the stream's first bytes,
+ * read with the attach response: they are demultiplexed before anything
+ * from the socket.  After a failure fd is still the caller's.
+ */
+enum mcp_error
+mcp_open_stream(struct mcp_client *c, int fd, const unsigned char *head,
+    size_t headlen, const struct mcp_limits *lim)
+{
+	enum mcp_error		 e;
+
+	if ((e = mcp_setup(c, lim)) != MCP_OK)
+		return e;
+	if (fd < 0 || headlen > STREAM_HEAD_BYTES ||
+	    (head == NULL && headlen > 0))
+		return MCP_E_INVAL;
+	if (headlen > 0) {
+		if ((c->head = malloc(headlen)) == NULL)
+			return MCP_E_SYSTEM;
+		memcpy(c->head, head, headlen);
+		c->headlen = headlen;
+	}
+	c->stream = 1;
+	return mcp_start(c, fd, fd);
+}
+
+/* An unusable client with the limits, checked, or MCP_E_INVAL. */
+static enum mcp_error
+mcp_setup(struct mcp_client *c, const struct mcp_limits *lim)
+{
 	memset(c, 0, sizeof(*c));
 	c->wfd = c->rfd = -1;
 	c->state = MCP_ST_DEAD;
@@ -185,22 +250,26 @@ mcp_open(struct mcp_client *c, int wfd, int rfd,
 		if (lim->pages != 0)
 			c->lim.pages = lim->pages;
 	}
-	if (wfd < 0 || rfd < 0 ||
-	    c->lim.timeout_ms > MCP_TIMEOUT_MAX_MS ||
+	if (c->lim.timeout_ms > MCP_TIMEOUT_MAX_MS ||
 	    c->lim.response_bytes < MCP_RESPONSE_MIN_BYTES ||
 	    c->lim.response_bytes > MCP_RESPONSE_MAX_BYTES ||
 	    c->lim.tools > MCP_TOOLS_MAX || c->lim.pages > MCP_PAGES_MAX)
 		return MCP_E_INVAL;
+	return MCP_OK;
+}
 
-	/* A server that closes its stdin must cost an EPIPE, not the process. */
-	if (sigaction(SIGPIPE, NULL, &sa) == -1 ||
-	    sigprocmask(SIG_BLOCK, NULL, &mask) == -1)
-		return MCP_E_SYSTEM;
-	if ((sa.sa_flags & SA_SIGINFO) == 0 && sa.sa_handler == SIG_DFL &&
-	    sigismember(&mask, SIGPIPE) != 1)
-		return MCP_E_INVAL;
+/* A pipe's descriptors non-blocking, the buffers allocated: ready. */
+static enum mcp_error
+mcp_start(struct mcp_client *c, int wfd, int rfd)
+{
+	int		 fd, fl, i;
+	size_t		 n;
 
-	for (i = 0; i < 2; i++) {
+	/*
+	 * A stream is read and written with MSG_DONTWAIT instead: it comes
+	 * to a sandboxed gateway, which has no fcntl.
+	 */
+	for (i = 0; !c->stream && i < 2; i++) {
 		fd = i == 0 ? wfd : rfd;
 		if ((fl = fcntl(fd, F_GETFL)) == -1)
 			return errno == EBADF ? MCP_E_INVAL : MCP_E_SYSTEM;
@@ -516,16 +585,26 @@ mcp_call(struct mcp_client *c, const char *name, const char *args,
 	return MCP_OK;
 }
 
-/* Frees everything and closes both descriptors; c can be opened again. */
+/*
+ * Frees everything and closes both descriptors, a stream's one socket
+ * once; c can be opened again.  The stream's write side is shut down
+ * first: the server's stdin ends even if another process still holds
+ * the socket.  If that fails the server is gone already.
+ */
 void
 mcp_close(struct mcp_client *c)
 {
 	size_t	 i;
 
-	if (c->wfd != -1)
+	if (c->wfd != -1) {
+		if (c->stream)
+			(void)shutdown(c->wfd, SHUT_WR);
 		close(c->wfd);
+	}
 	if (c->rfd != -1 && c->rfd != c->wfd)
 		close(c->rfd);
+	if (c->head != NULL)
+		freezero(c->head, c->headlen);
 	if (c->rbuf != NULL)
 		freezero(c->rbuf, c->lim.response_bytes + 1);
 	if (c->cbuf != NULL)
@@ -679,7 +758,7 @@ mcp_send(struct mcp_client *c, const char *buf, size_t len)
 		}
 		if (pfd.revents & POLLNVAL)
 			return MCP_E_SYSTEM;
-		if ((n = write(c->wfd, buf + off, len - off)) == -1) {
+		if ((n = mcp_write(c, buf + off, len - off)) == -1) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
 			if (errno == EPIPE)
@@ -689,6 +768,38 @@ mcp_send(struct mcp_client *c, const char *buf, size_t len)
 		off += n;
 	}
 	return MCP_OK;
+}
+
+/*
+ * On a stream send(2) (sendto), MSG_NOSIGNAL: a closed peer is EPIPE,
+ * never a signal.
+ */
+static ssize_t
+mcp_write(const struct mcp_client *c, const void *buf, size_t len)
+{
+	if (c->stream)
+		return send(c->wfd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	return write(c->wfd, buf, len);
+}
+
+/*
+ * On a stream recvmsg(2), which the sandbox allows (recv(2) would be
+ * recvfrom).  No control buffer: a descriptor sent along is discarded.
+ */
+static ssize_t
+mcp_read(const struct mcp_client *c, void *buf, size_t len)
+{
+	struct msghdr	 msg;
+	struct iovec	 iov;
+
+	if (!c->stream)
+		return read(c->rfd, buf, len);
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	return recvmsg(c->rfd, &msg, MSG_DONTWAIT);
 }
 
 /*
@@ -735,19 +846,22 @@ mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 
 		if ((e = mcp_remaining(c, &ms)) != MCP_OK)
 			return e;
-		pfd.fd = c->rfd;
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		switch (poll(&pfd, 1, ms)) {
-		case -1:
-			if (errno == EINTR)
-				continue;
-			return MCP_E_SYSTEM;
-		case 0:
-			return MCP_E_TIMEOUT;
+		/* The bytes that came with the stream's open need no wait. */
+		if (c->head == NULL) {
+			pfd.fd = c->rfd;
+			pfd.events = POLLIN;
+			pfd.revents = 0;
+			switch (poll(&pfd, 1, ms)) {
+			case -1:
+				if (errno == EINTR)
+					continue;
+				return MCP_E_SYSTEM;
+			case 0:
+				return MCP_E_TIMEOUT;
+			}
+			if (pfd.revents & POLLNVAL)
+				return MCP_E_SYSTEM;
 		}
-		if (pfd.revents & POLLNVAL)
-			return MCP_E_SYSTEM;
 		if ((e = mcp_fill(c, &got)) != MCP_OK)
 			return e;
 	}
@@ -755,23 +869,120 @@ mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 
 /*
  * One read of what the server wrote, into rbuf after what it holds:
- * MCP_OK with the count in *got, 0 when nothing was there yet.
+ * MCP_OK with the count of bytes taken in *got, 0 when nothing was there
+ * yet.  From a stream they are taken first from the bytes that came with
+ * the open, and only the stdout payload among them stays in rbuf, so
+ * *got may be more than rbuf grew by.  Either way no more is taken than
+ * rbuf has room for: the line bound is the pipe's.
  */
 static enum mcp_error
 mcp_fill(struct mcp_client *c, size_t *got)
 {
-	ssize_t	 n;
+	size_t	 room = c->lim.response_bytes + 1 - c->rlen, n;
+	ssize_t	 r;
 
 	*got = 0;
-	n = read(c->rfd, c->rbuf + c->rlen,
-	    c->lim.response_bytes + 1 - c->rlen);
-	if (n == -1)
-		return errno == EAGAIN || errno == EINTR ? MCP_OK :
-		    MCP_E_SYSTEM;
-	if (n == 0)
-		return MCP_E_CLOSED;
-	c->rlen += n;
+	if (c->head != NULL) {
+		n = c->headlen - c->headoff;
+		if (n > room)
+			n = room;
+		memcpy(c->rbuf + c->rlen, c->head + c->headoff, n);
+		c->headoff += n;
+		/* It may hold stderr: kept no longer than needed. */
+		if (c->headoff == c->headlen) {
+			freezero(c->head, c->headlen);
+			c->head = NULL;
+		}
+	} else {
+		if ((r = mcp_read(c, c->rbuf + c->rlen, room)) == -1)
+			return errno == EAGAIN || errno == EINTR ? MCP_OK :
+			    MCP_E_SYSTEM;
+		if (r == 0)
+			return MCP_E_CLOSED;
+		n = r;
+	}
 	*got = n;
+	if (c->stream)
+		return mcp_demux(c, n);
+	c->rlen += n;
+	return MCP_OK;
+}
+
+/*
+ * Demultiplex the n stream bytes just placed at rbuf + rlen, in place: the
+ * stdout payload moves down to follow what rbuf holds (never past where it
+ * is: the headers and stderr left out only make room), stderr is counted
+ * and dropped, and what is left behind is wiped, so no stderr byte stays
+ * in rbuf.  A frame or its header may be split anywhere between calls.
+ */
+static enum mcp_error
+mcp_demux(struct mcp_client *c, size_t n)
+{
+	struct mcp_demux	*d = &c->dmx;
+	char			*p, *end, *out;
+	size_t			 take;
+	enum mcp_error		 e = MCP_OK;
+
+	p = out = c->rbuf + c->rlen;
+	end = p + n;
+
+	while (p < end) {
+		if (d->left == 0) {
+			take = STREAM_HEADER_BYTES - d->hdrlen;
+			if (take > (size_t)(end - p))
+				take = end - p;
+			memcpy(d->hdr + d->hdrlen, p, take);
+			d->hdrlen += take;
+			p += take;
+			if (d->hdrlen < STREAM_HEADER_BYTES)
+				break;
+			d->hdrlen = 0;
+			if ((e = mcp_frame(d)) != MCP_OK)
+				break;
+			continue;
+		}
+		take = d->left;
+		if (take > (size_t)(end - p))
+			take = end - p;
+		if (d->type == STREAM_STDOUT) {
+			memmove(out, p, take);
+			out += take;
+		} else if (take > MCP_STDERR_BYTES - c->stderr_bytes) {
+			c->stderr_bytes = MCP_STDERR_BYTES + 1;
+			e = MCP_E_STDERR;
+			break;
+		} else
+			c->stderr_bytes += take;
+		d->left -= take;
+		p += take;
+	}
+	explicit_bzero(out, end - out);
+	c->rlen = out - c->rbuf;
+	return e;
+}
+
+/*
+ * A frame header just read: stdout or stderr (stdin, 0, and the engine's
+ * own errors, 3, never come from the container), three zero bytes, and a
+ * size the engine would write: no frame is buffered, but one larger than
+ * any the engine sends is not from it.
+ */
+static enum mcp_error
+mcp_frame(struct mcp_demux *d)
+{
+	const unsigned char	*h = d->hdr;
+	size_t			 size;
+
+	if (h[0] != STREAM_STDOUT && h[0] != STREAM_STDERR)
+		return MCP_E_STREAM;
+	if (h[1] != 0 || h[2] != 0 || h[3] != 0)
+		return MCP_E_STREAM;
+	size = (size_t)h[4] << 24 | (size_t)h[5] << 16 | (size_t)h[6] << 8 |
+	    (size_t)h[7];
+	if (size > STREAM_FRAME_BYTES)
+		return MCP_E_STREAM;
+	d->type = h[0];
+	d->left = size;
 	return MCP_OK;
 }
 
@@ -955,6 +1166,7 @@ mcp_drain(struct mcp_client *c)
 {
 	const char	*b;
 	size_t		 len, root, got;
+	int		 ms;
 	enum mcp_error	 e;
 
 	for (;;) {
@@ -969,7 +1181,12 @@ mcp_drain(struct mcp_client *c)
 		}
 		if (c->rlen > c->lim.response_bytes)
 			return MCP_E_TOO_LARGE;
-		if ((e = mcp_fill(c, &got)) != MCP_OK || got == 0)
+		/*
+		 * Frames without payload fill nothing and so would keep it
+		 * reading for ever: the call's deadline holds here too.
+		 */
+		if ((e = mcp_remaining(c, &ms)) != MCP_OK ||
+		    (e = mcp_fill(c, &got)) != MCP_OK || got == 0)
 			return e;
 	}
 }
@@ -992,7 +1209,7 @@ mcp_cancel(struct mcp_client *c, uint64_t id)
 	    ",\"reason\":\"timeout\"}}\n", id);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
-	if (write(c->wfd, line, n) == n)
+	if (mcp_write(c, line, n) == n)
 		c->cancels++;
 }
 

@@ -1,7 +1,17 @@
 /*
- * The gateway's MCP client for one approved server over stdio (DESIGN 8):
- * initialize (2025-11-25 offered, 2025-06-18 accepted), notifications/
- * initialized, tools/list with bounded pagination, tools/call.
+ * The gateway's MCP client for one approved server (DESIGN 8): initialize
+ * (2025-11-25 offered, 2025-06-18 accepted), notifications/initialized,
+ * tools/list with bounded pagination, tools/call.  The server is reached
+ * over its stdin and stdout (mcp_open(): a server on the host) or over
+ * the attach stream of its container (mcp_open_stream()): one socket, raw
+ * bytes to the container, Docker's multiplexed frames back (Tty false: an
+ * 8-byte header, the stream in byte 0, 1 stdout or 2 stderr, three zero
+ * bytes, the payload's size big-endian in bytes 4-7).  Its stdout payload
+ * is read exactly as a pipe's bytes are; its stderr payload is counted
+ * (stderr_bytes; past MCP_STDERR_BYTES in the client's life MCP_E_STDERR)
+ * and dropped, never stored.  A header that names another stream, has a
+ * reserved byte set or announces more than STREAM_FRAME_BYTES is not the
+ * engine's: MCP_E_STREAM.
  *
  * Every byte the server writes is untrusted.  Each line is bounded while it
  * is still being read, checked by json_validate(), then read only through
@@ -18,23 +28,25 @@
  * tool changed, added or gone is a rug-pull and ends the session
  * (MCP_E_CHANGED, the tool in changed[]); a change to other tools only
  * moves the pin (relists, catalog_changes, prev_pin say so).  The client
- * neither logs nor signals; the caller does both, and
- * must ignore (or catch, or block) SIGPIPE -- mcp_open() checks.
+ * neither logs nor signals; the caller does both, and over pipes must
+ * ignore (or catch, or block) SIGPIPE -- mcp_open() checks; over a stream
+ * every write is a send(2) with MSG_NOSIGNAL.
  *
  * Operations block in poll(2) until one deadline, shared by all the writes
  * and reads of the operation, taken from the monotonic clock.  All the
  * pages of one tools/list are one operation, with one deadline and one
  * budget of MCP_NOTIFICATIONS interleaved messages (notifications and
  * pings alike).  Any failure once bytes have gone out ends the session:
- * later operations return the same code without touching the pipes.  Only
- * refusals decided before sending (NOT_ALLOWED, ARGS, STATE, a request
- * over MCP_REQUEST_BYTES), a JSON-RPC error answer to tools/call, and a
- * result larger than the caller's buffer leave the session usable.  To run them
- * from the event loop later, each operation becomes a small state machine
- * (request bytes still to write, the read buffer, the expected id, the
- * page and interleaved-message counts, the deadline) stepped by the read
- * and write events and a timer, with the same checks; nothing here depends
- * on blocking but the two poll loops in mcp_send() and mcp_readline().
+ * later operations return the same code without touching the server.
+ * Only refusals decided before sending (NOT_ALLOWED, ARGS, STATE, a
+ * request over MCP_REQUEST_BYTES), a JSON-RPC error answer to tools/call,
+ * and a result larger than the caller's buffer leave the session usable.
+ * To run them from the event loop later, each operation becomes a small
+ * state machine (request bytes still to write, the read buffer, the
+ * expected id, the page and interleaved-message counts, the deadline)
+ * stepped by the read and write events and a timer, with the same checks;
+ * nothing here depends on blocking but the two poll loops in mcp_send()
+ * and mcp_readline().
  */
 
 #ifndef CMCP_MCP_H
@@ -65,6 +77,8 @@
 #define MCP_PEER_ID_BYTES	64	/* the id of a server request */
 #define MCP_JSON_DEPTH		64	/* nesting in any message */
 #define MCP_RELISTS_MAX		2	/* more listings after list_changed */
+/* A server's stderr over its attach stream: counted, never stored. */
+#define MCP_STDERR_BYTES	(1024 * 1024)
 
 enum mcp_error {
 	MCP_OK = 0,
@@ -83,6 +97,9 @@ enum mcp_error {
 	MCP_E_CHANGED,		/* a configured tool changed (rug-pull), or
 				   list_changed during every listing */
 	MCP_E_CLOSED,		/* the server closed its end */
+	MCP_E_STREAM,		/* a frame header of the attach stream
+				   that is not the engine's */
+	MCP_E_STDERR,		/* stderr over MCP_STDERR_BYTES */
 	MCP_E_NOTIFICATIONS,	/* too many interleaved messages */
 	MCP_E_SERVER_REQUEST,	/* server request other than ping */
 	MCP_E_NOT_ALLOWED,	/* tool not configured or not discovered */
@@ -119,9 +136,22 @@ struct mcp_schema {
 	size_t		 len;
 };
 
+/* Where the attach stream is in its frames (mcp_open_stream()). */
+struct mcp_demux {
+	unsigned char	 hdr[STREAM_HEADER_BYTES];	/* one being read */
+	size_t		 hdrlen;
+	size_t		 left;		/* of the current frame's payload */
+	int		 type;		/* its stream: STREAM_STDOUT, _STDERR */
+};
+
 struct mcp_client {
 	int		 wfd;		/* the server's stdin */
-	int		 rfd;		/* the server's stdout */
+	int		 rfd;		/* the server's stdout; wfd on a stream */
+	int		 stream;	/* an attach stream, not two pipes */
+	struct mcp_demux dmx;
+	unsigned char	*head;		/* stream bytes read before the open */
+	size_t		 headlen;
+	size_t		 headoff;	/* of those, handed to rbuf already */
 	enum mcp_state	 state;
 	enum mcp_error	 fatal;		/* sticky once state is DEAD */
 	struct mcp_limits lim;
@@ -165,6 +195,8 @@ struct mcp_client {
 	uint64_t	 relists;	/* listings after the pin */
 	uint64_t	 catalog_changes; /* ... that moved the pin */
 	uint64_t	 cancels;	/* notifications/cancelled sent */
+	uint64_t	 stderr_bytes;	/* on the attach stream; the bound
+					   + 1 once over it */
 };
 
 /* mcp_tool_state() flags. */
@@ -175,6 +207,8 @@ struct mcp_client {
 __BEGIN_DECLS
 enum mcp_error	 mcp_open(struct mcp_client *, int, int,
 		    const struct mcp_limits *);
+enum mcp_error	 mcp_open_stream(struct mcp_client *, int,
+		    const unsigned char *, size_t, const struct mcp_limits *);
 enum mcp_error	 mcp_allow(struct mcp_client *, const char *);
 enum mcp_error	 mcp_initialize(struct mcp_client *);
 enum mcp_error	 mcp_list_tools(struct mcp_client *);

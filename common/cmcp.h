@@ -342,6 +342,16 @@ struct dkr_result {
 };
 
 /*
+ * IMSG_GW_CONFIG, with the configuration's memfd: whether a session
+ * runs, and how many servers' pipes follow (the servers on the host; a
+ * server with an image comes as IMSG_SRV_STREAM from dockerd-client).
+ */
+struct gw_config {
+	uint32_t	 gc_session;
+	uint32_t	 gc_pipes;
+};
+
+/*
  * IMSG_GW_SERVER: which descriptor of which server (index in the order of
  * the configuration): 0 its standard input, 1 its standard output.
  */

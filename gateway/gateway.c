@@ -69,6 +69,7 @@ _Static_assert(MCP_E_MAX < GW_MCP_DEAD, "an error code takes the bit");
 struct gw_upstream {
 	const struct conf_server *u_srv;
 	struct mcp_client	 u_mc;
+	int			 u_waiting;	/* its container's stream */
 	uint64_t		 u_relists;	/* recorded so far */
 	uint64_t		 u_moves;	/* ... that moved the pin */
 };
@@ -89,6 +90,8 @@ static struct {
 	struct gw_upstream	 up[CONF_SERVERS_MAX];
 	size_t			 nup;
 	int			 checked;	/* upstreams initialized */
+	int			 started;	/* in the loop, sandboxed */
+	size_t			 nwaiting;	/* streams still to come */
 	int			 refused;	/* ... and found wanting */
 	int			 labelled;	/* initial payload admitted */
 	int			 failed;	/* upstream unsafe: no more calls */
@@ -141,8 +144,14 @@ static const char *const gw_mcp_reasons[MCP_E_MAX] = {
 	[MCP_E_SYSTEM] =		"upstream_system",
 };
 
-static uint32_t	gw_config_recv(void);
-static void	gw_servers_recv(uint32_t);
+static const struct gw_config *gw_config_recv(void);
+static void	gw_servers_recv(const struct gw_config *);
+static void	gw_server_stream(struct imsg *);
+static void	gw_server_failed(struct imsg *);
+static void	gw_upstreams_verdict(const char *);
+static void	gw_server_limits(const struct conf_server *,
+		    struct mcp_limits *);
+static void	gw_server_allow(struct gw_upstream *);
 static void	gw_dispatch_parent(struct imsg *);
 static void	gw_dispatch_bridge(struct imsg *);
 static void	gw_dispatch_docker(struct imsg *);
@@ -247,19 +256,21 @@ gw_main(const struct ctl_init *ci)
 /*
  * The configuration as the parent parsed it, printed in normal form into
  * a sealed memfd: parsed once more here, it is the same configuration,
- * with every include and macro already resolved.  Returns the number of
- * servers whose pipes follow: all of them in a session, else none.
+ * with every include and macro already resolved.  Returns whether a
+ * session runs and how many servers' pipes follow: those of the servers
+ * on the host.
  */
-static uint32_t
+static const struct gw_config *
 gw_config_recv(void)
 {
-	struct imsg	 imsg;
-	char		 path[64];
-	uint32_t	 n;
-	int		 fd;
+	static struct gw_config	 gc;
+	struct imsg		 imsg;
+	char			 path[64];
+	int			 fd;
 
 	proc_recv_early(IMSG_GW_CONFIG, &imsg);
-	if (imsg_get_data(&imsg, &n, sizeof(n)) == -1 ||
+	if (imsg_get_data(&imsg, &gc, sizeof(gc)) == -1 ||
+	    gc.gc_session > 1 || (!gc.gc_session && gc.gc_pipes != 0) ||
 	    (fd = imsg_get_fd(&imsg)) == -1)
 		fatalx("channel parent: bad configuration message");
 	imsg_free(&imsg);
@@ -286,32 +297,43 @@ gw_config_recv(void)
 	    (gw.sbin = malloc(SANDBOX_INPUT_BYTES)) == NULL ||
 	    (gw.sbout = malloc(SANDBOX_OUTPUT_BYTES)) == NULL)
 		fatal("malloc");
-	return (n);
+	return (&gc);
 }
 
 /*
- * Two descriptors per server, in the order of the configuration: its
- * standard input, then its standard output.  The client takes them over
- * (non-blocking) and learns the configured tool names now; nothing is
+ * In a session, every server in the order of the configuration.  One on
+ * the host comes as two descriptors, its standard input, then its
+ * standard output; the client takes them over (non-blocking) and learns
+ * the configured tool names now.  One in a container waits for its
+ * attach stream from dockerd-client (gw_server_stream()).  Nothing is
  * sent before the sandbox.
  */
 static void
-gw_servers_recv(uint32_t nservers)
+gw_servers_recv(const struct gw_config *gc)
 {
 	const struct conf_server	*srv;
-	const struct conf_tool		*t;
 	struct gw_upstream		*up;
 	struct gw_server_fd		 gs;
 	struct mcp_limits		 lim;
 	struct imsg			 imsg;
 	enum mcp_error			 e;
 	int				 fds[2];
-	uint32_t			 dir;
+	uint32_t			 dir, pipes = 0;
 
-	if (nservers == 0)
+	if (!gc->gc_session)
 		return;
 	TAILQ_FOREACH(srv, &gw.conf->c_servers, entry) {
-		if (gw.nup == nitems(gw.up) || gw.nup == nservers)
+		if (gw.nup == nitems(gw.up))
+			fatalx("channel parent: too many servers");
+		up = &gw.up[gw.nup];
+		up->u_srv = srv;
+		if (srv->image[0] != '\0') {
+			up->u_waiting = 1;
+			gw.nwaiting++;
+			gw.nup++;
+			continue;
+		}
+		if (pipes++ == gc->gc_pipes)
 			fatalx("channel parent: too few servers");
 		for (dir = 0; dir < 2; dir++) {
 			proc_recv_early(IMSG_GW_SERVER, &imsg);
@@ -321,25 +343,98 @@ gw_servers_recv(uint32_t nservers)
 				fatalx("channel parent: bad server message");
 			imsg_free(&imsg);
 		}
-		up = &gw.up[gw.nup++];
-		up->u_srv = srv;
-		memset(&lim, 0, sizeof(lim));
-		lim.timeout_ms = srv->timeout_ms;
-		lim.response_bytes = srv->response_bytes;
-		lim.tools = srv->tools;
-		lim.pages = srv->pages;
+		gw.nup++;
+		gw_server_limits(srv, &lim);
 		if ((e = mcp_open(&up->u_mc, fds[0], fds[1], &lim)) != MCP_OK)
 			fatalx("server %s: %s", srv->name, mcp_strerror(e));
-		TAILQ_FOREACH(t, &gw.conf->c_tools, entry) {
-			if (t->kind != TOOL_MCP || t->server != srv)
-				continue;
-			if ((e = mcp_allow(&up->u_mc, t->remote)) != MCP_OK)
-				fatalx("server %s: tool %s: %s", srv->name,
-				    t->remote, mcp_strerror(e));
-		}
+		gw_server_allow(up);
 	}
-	if (gw.nup != nservers)
+	if (pipes != gc->gc_pipes)
 		fatalx("channel parent: too many servers");
+}
+
+static void
+gw_server_limits(const struct conf_server *srv, struct mcp_limits *lim)
+{
+	memset(lim, 0, sizeof(*lim));
+	lim->timeout_ms = srv->timeout_ms;
+	lim->response_bytes = srv->response_bytes;
+	lim->tools = srv->tools;
+	lim->pages = srv->pages;
+}
+
+/* The configured tool names of the server, before its first byte. */
+static void
+gw_server_allow(struct gw_upstream *up)
+{
+	const struct conf_tool	*t;
+	enum mcp_error		 e;
+
+	TAILQ_FOREACH(t, &gw.conf->c_tools, entry) {
+		if (t->kind != TOOL_MCP || t->server != up->u_srv)
+			continue;
+		if ((e = mcp_allow(&up->u_mc, t->remote)) != MCP_OK)
+			fatalx("server %s: tool %s: %s", up->u_srv->name,
+			    t->remote, mcp_strerror(e));
+	}
+}
+
+/*
+ * A server's container is verified and running (dockerd-client): its
+ * attach stream is the server's stdin and stdout, demultiplexed by the
+ * client (mcp_open_stream()).  Once every stream is here the servers
+ * are initialized.
+ */
+static void
+gw_server_stream(struct imsg *imsg)
+{
+	struct server_stream	 st;
+	struct gw_upstream	*up;
+	struct mcp_limits	 lim;
+	enum mcp_error		 e;
+	int			 fd;
+
+	if ((fd = imsg_get_fd(imsg)) == -1 ||
+	    imsg_get_data(imsg, &st, sizeof(st)) == -1 ||
+	    st.st_index >= gw.nup || !gw.up[st.st_index].u_waiting ||
+	    st.st_len > sizeof(st.st_head))
+		fatalx("channel dockerd-client: bad server stream message");
+	up = &gw.up[st.st_index];
+	up->u_waiting = 0;
+	gw.nwaiting--;
+	gw_server_limits(up->u_srv, &lim);
+	if ((e = mcp_open_stream(&up->u_mc, fd, st.st_head, st.st_len,
+	    &lim)) != MCP_OK)
+		fatalx("server %s: %s", up->u_srv->name, mcp_strerror(e));
+	gw_server_allow(up);
+	explicit_bzero(&st, sizeof(st));
+	log_debug("server %s: its container's stream", up->u_srv->name);
+	if (gw.nwaiting == 0 && gw.started && !gw.checked)
+		gw_upstreams_start(-1, EV_TIMEOUT, NULL);
+}
+
+/* A server's container was refused or did not start: no session. */
+static void
+gw_server_failed(struct imsg *imsg)
+{
+	struct server_failed	 sf;
+	const char		*p;
+
+	if (imsg_get_data(imsg, &sf, sizeof(sf)) == -1 ||
+	    sf.sf_index >= gw.nup || !gw.up[sf.sf_index].u_waiting ||
+	    memchr(sf.sf_reason, '\0', sizeof(sf.sf_reason)) == NULL)
+		fatalx("channel dockerd-client: bad server failure message");
+	for (p = sf.sf_reason; *p != '\0'; p++)
+		if ((*p < 'a' || *p > 'z') && (*p < '0' || *p > '9') &&
+		    *p != '_')
+			fatalx("channel dockerd-client: bad server failure");
+	gw.up[sf.sf_index].u_waiting = 0;
+	gw.nwaiting--;
+	log_warnx("server %s: its container: %s",
+	    gw.up[sf.sf_index].u_srv->name, sf.sf_reason);
+	if (!gw.checked)
+		gw_upstreams_verdict(sf.sf_reason[0] != '\0' ? sf.sf_reason :
+		    "server_container");
 }
 
 static void
@@ -385,7 +480,16 @@ gw_dispatch_bridge(struct imsg *imsg)
 static void
 gw_dispatch_docker(struct imsg *imsg)
 {
-	proc_unexpected(PROC_DOCKER, imsg);
+	switch (imsg_get_type(imsg)) {
+	case IMSG_SRV_STREAM:
+		gw_server_stream(imsg);
+		break;
+	case IMSG_SRV_FAILED:
+		gw_server_failed(imsg);
+		break;
+	default:
+		proc_unexpected(PROC_DOCKER, imsg);
+	}
 }
 
 /*
@@ -398,7 +502,6 @@ gw_upstreams_start(int fd, short event, void *arg)
 {
 	const struct conf_tool	*t;
 	struct gw_upstream	*up;
-	struct gw_upstreams	 gu;
 	const char		*reason = NULL;
 	enum mcp_error		 e;
 	size_t			 i;
@@ -406,6 +509,10 @@ gw_upstreams_start(int fd, short event, void *arg)
 	(void)fd;
 	(void)event;
 	(void)arg;
+	gw.started = 1;
+	/* A server in a container: its stream first (gw_server_stream()). */
+	if (gw.nwaiting > 0 || gw.checked)
+		return;
 	for (i = 0; i < gw.nup && reason == NULL; i++) {
 		up = &gw.up[i];
 		if ((e = mcp_initialize(&up->u_mc)) != MCP_OK ||
@@ -431,6 +538,17 @@ gw_upstreams_start(int fd, short event, void *arg)
 	}
 	if (reason == NULL && gw.conf->c_agent.protocol == PROTO_MCP)
 		reason = gw_tools_start();
+	gw_upstreams_verdict(reason);
+}
+
+/* The upstreams' check, once: NULL, or why the session is refused. */
+static void
+gw_upstreams_verdict(const char *reason)
+{
+	struct gw_upstreams	 gu;
+
+	if (gw.checked)
+		return;
 	memset(&gu, 0, sizeof(gu));
 	gu.gu_ok = reason == NULL;
 	(void)strlcpy(gu.gu_reason, reason == NULL ? "" : reason,

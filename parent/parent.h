@@ -98,6 +98,8 @@ struct parent_session {
 	struct session_summary	 summary;
 	struct session_sandbox	*sx;		/* the sandbox tools */
 	size_t			 nsx;
+	struct session_server	*sv;		/* the servers' containers */
+	size_t			 nsv;
 };
 
 /* parent.c */

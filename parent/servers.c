@@ -27,6 +27,7 @@
 /* An approved MCP server, spawned by the parent (mcpserver.h). */
 struct parent_server {
 	struct mcps	 ps_m;
+	uint32_t	 ps_index;	/* among all servers */
 	struct event	 ps_ev;		/* its stderr, drained and counted */
 	int		 ps_draining;
 };
@@ -38,20 +39,28 @@ static void	parent_server_stderr(int, short, void *);
 static void	parent_server_undrain(struct parent_server *);
 
 /*
- * Every approved server, each the init of its own pid namespace, with
- * its stderr drained and counted here, never logged or stored.  One that
- * does not start ends the suite before anything else starts.
+ * Every approved server that runs on the host, each the init of its own
+ * pid namespace, with its stderr drained and counted here, never logged
+ * or stored.  One that does not start ends the suite before anything
+ * else starts.  A server with an image runs in a container that
+ * dockerd-client starts (IMSG_SESSION_SERVER) and never here.
  */
 void
 parent_servers_spawn(const struct cmcp_conf *conf)
 {
 	const struct conf_server	*srv;
 	struct parent_server		*ps;
+	uint32_t			 idx = 0;
 
 	TAILQ_FOREACH(srv, &conf->c_servers, entry) {
+		if (srv->image[0] != '\0') {
+			idx++;
+			continue;
+		}
 		if (parent_nservers == nitems(parent_servers))
 			fatalx("too many servers");
 		ps = &parent_servers[parent_nservers];
+		ps->ps_index = idx++;
 		if (mcps_spawn(srv, &ps->ps_m) == -1)
 			fatalx("server %s: cannot start", srv->name);
 		parent_nservers++;
@@ -130,16 +139,17 @@ parent_servers_close(void)
  * What the gateway takes before its privilege drop: the configuration,
  * printed in normal form into a sealed memfd (the gateway parses it as
  * /proc/self/fd/N, with every include and macro resolved), and both pipes
- * of every server, which the parent does not keep.  The message says how
- * many servers follow: none outside a session.
+ * of every server on the host, which the parent does not keep, by the
+ * server's index among all servers.  The message says how many servers'
+ * pipes follow: none outside a session.
  */
 void
 parent_gw_send(const struct cmcp_conf *conf)
 {
 	struct gw_server_fd	 gs;
+	struct gw_config	 gc;
 	struct mcps		*m;
 	FILE			*fp;
-	uint32_t		 n = parent_nservers;
 	size_t			 i;
 	int			 fd, dfd;
 
@@ -154,11 +164,14 @@ parent_gw_send(const struct cmcp_conf *conf)
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
 	    F_SEAL_WRITE | F_SEAL_SEAL) == -1)
 		fatal("configuration for the gateway: seals");
-	proc_compose_fd(PROC_GATEWAY, IMSG_GW_CONFIG, fd, &n, sizeof(n));
+	memset(&gc, 0, sizeof(gc));
+	gc.gc_session = parent_mode == MODE_RUN;
+	gc.gc_pipes = parent_nservers;
+	proc_compose_fd(PROC_GATEWAY, IMSG_GW_CONFIG, fd, &gc, sizeof(gc));
 
 	for (i = 0; i < parent_nservers; i++) {
 		m = &parent_servers[i].ps_m;
-		gs.gs_index = i;
+		gs.gs_index = parent_servers[i].ps_index;
 		gs.gs_dir = 0;
 		proc_compose_fd(PROC_GATEWAY, IMSG_GW_SERVER, m->infd, &gs,
 		    sizeof(gs));

@@ -21,6 +21,7 @@
 #include "auditclient.h"
 #include "auditrec.h"
 #include "config.h"
+#include "../init/cmcp-init.h"
 #include "control.h"
 #include "json.h"
 #include "log.h"
@@ -62,6 +63,7 @@ static char			 parent_payload[AGENT_FRAME_BYTES];
 static size_t			 parent_payloadlen;
 
 static void	parent_sandbox_prepare(const struct cmcp_conf *);
+static void	parent_server_ctr_prepare(const struct cmcp_conf *);
 static void	parent_upstreams_refused(const char *);
 static void	parent_upstreams_late(int, short, void *);
 static void	parent_session_wait(int, short, void *);
@@ -161,6 +163,10 @@ parent_session_prepare(const struct cmcp_conf *conf)
 	parent_sess.gw_wait_ms = 1000 + AUDIT_ACK_WAIT_MS;
 	TAILQ_FOREACH(srv, &conf->c_servers, entry) {
 		parent_sess.up_wait_ms += 2 * (int64_t)srv->timeout_ms;
+		/* A server's container is admitted and started first. */
+		if (srv->image[0] != '\0')
+			parent_sess.up_wait_ms += 4 *
+			    (int64_t)conf->c_docker_timeout_ms;
 		if (parent_sess.gw_wait_ms < 1000 + AUDIT_ACK_WAIT_MS +
 		    (int64_t)srv->timeout_ms)
 			parent_sess.gw_wait_ms = 1000 + AUDIT_ACK_WAIT_MS +
@@ -170,6 +176,78 @@ parent_session_prepare(const struct cmcp_conf *conf)
 	sd->sd_start_wait_ms = CHILD_READY_TIMEOUT_MS +
 	    parent_sess.up_wait_ms + HOST_DEADLINE_SLACK_MS;
 	parent_sandbox_prepare(conf);
+	parent_server_ctr_prepare(conf);
+}
+
+/*
+ * The servers that run in containers (server { image ... }), for
+ * dockerd-client, by their index among all servers.  A server's
+ * container lives from before the agent's to after it: its deadline is
+ * the wait for the servers, the agent's timeout and the stop, with the
+ * engine's time to create and remove containers on top.
+ */
+static void
+parent_server_ctr_prepare(const struct cmcp_conf *conf)
+{
+	const struct conf_server	*srv;
+	struct session_server		*sv;
+	uint32_t			 idx = 0;
+	size_t				 i;
+
+	TAILQ_FOREACH(srv, &conf->c_servers, entry) {
+		if (srv->image[0] == '\0') {
+			idx++;
+			continue;
+		}
+		if ((sv = reallocarray(parent_sess.sv, parent_sess.nsv + 1,
+		    sizeof(*sv))) == NULL)
+			fatal("reallocarray");
+		parent_sess.sv = sv;
+		sv = &parent_sess.sv[parent_sess.nsv++];
+		memset(sv, 0, sizeof(*sv));
+		sv->sv_index = idx++;
+		if (strlcpy(sv->sv_name, srv->name, sizeof(sv->sv_name)) >=
+		    sizeof(sv->sv_name) ||
+		    strlcpy(sv->sv_image, srv->image, sizeof(sv->sv_image)) >=
+		    sizeof(sv->sv_image))
+			fatalx("server %s: name or image too long", srv->name);
+		if (srv->cmd.argc < 1 || srv->cmd.argc > SESSION_ARGV_MAX)
+			fatalx("server %s: at most %d arguments", srv->name,
+			    SESSION_ARGV_MAX);
+		sv->sv_argc = srv->cmd.argc;
+		for (i = 0; i < srv->cmd.argc; i++)
+			if (strlcpy(sv->sv_argv[i], srv->cmd.argv[i],
+			    sizeof(sv->sv_argv[i])) >= sizeof(sv->sv_argv[i]))
+				fatalx("server %s: argument longer than %d "
+				    "bytes", srv->name, SESSION_ARG_BYTES - 1);
+		sv->sv_uid = srv->user.uid;
+		sv->sv_gid = srv->user.gid;
+		sv->sv_memory_bytes = srv->memory_bytes;
+		sv->sv_pids = srv->pids;
+		sv->sv_nofile = CONF_NOFILE;
+		sv->sv_deadline_ms = parent_sess.up_wait_ms +
+		    (int64_t)conf->c_agent.ctr.timeout_ms +
+		    parent_sess.gw_wait_ms + 4 *
+		    (int64_t)conf->c_docker_timeout_ms;
+		if (sv->sv_deadline_ms > CMCP_INIT_MAX_MS)
+			sv->sv_deadline_ms = CMCP_INIT_MAX_MS;
+		if (srv->nmounts > SESSION_MOUNTS_MAX)
+			fatalx("server %s: too many mounts", srv->name);
+		sv->sv_nmounts = srv->nmounts;
+		for (i = 0; i < srv->nmounts; i++) {
+			if (strlcpy(sv->sv_mounts[i].sm_host,
+			    srv->mounts[i].host,
+			    sizeof(sv->sv_mounts[i].sm_host)) >=
+			    sizeof(sv->sv_mounts[i].sm_host) ||
+			    strlcpy(sv->sv_mounts[i].sm_target,
+			    srv->mounts[i].target,
+			    sizeof(sv->sv_mounts[i].sm_target)) >=
+			    sizeof(sv->sv_mounts[i].sm_target))
+				fatalx("server %s: mount path too long",
+				    srv->name);
+			sv->sv_mounts[i].sm_rw = srv->mounts[i].rw;
+		}
+	}
 }
 
 /*
@@ -327,6 +405,9 @@ parent_session_begin(void)
 	for (i = 0; i < parent_sess.nsx; i++)
 		proc_compose(PROC_DOCKER, IMSG_SESSION_SANDBOX,
 		    &parent_sess.sx[i], sizeof(parent_sess.sx[i]));
+	for (i = 0; i < parent_sess.nsv; i++)
+		proc_compose(PROC_DOCKER, IMSG_SESSION_SERVER,
+		    &parent_sess.sv[i], sizeof(parent_sess.sv[i]));
 }
 
 /* The gateway's verdict on its servers: start the session, or refuse. */

@@ -72,7 +72,8 @@ regress/docker/sandbox_test: obj-test/regress/docker/sandbox_test.o \
 # SDK (regress/fixtures/sdk-agent.mjs, examples/store/sdk-agent.mjs) when
 # scripts/npm-servers has installed it.
 docker-images: $(CMCP_INIT) $(DKR_FIXTURES) $(AGENT_FIXTURES) \
-    bench/calls-agent examples/store/agent-model sandbox-image
+    regress/fixtures/mcp-recorder bench/calls-agent examples/store/agent-model \
+    sandbox-image
 	regress/docker/build-images regress/docker/fixtures $(CMCP_INIT)
 
 sandbox-image: $(CMCP_INIT) $(SANDBOX_RUNNER) $(SANDBOX_PROBE)

@@ -196,6 +196,7 @@ static const char *path_canonical(const char *);
 static int	 path_within(const char *, const char *);
 static int	 mount_host_ok(const char *);
 static int	 mount_target_ok(const struct conf_server *, const char *);
+static int	 path_kernel(const char *);
 static int	 server_mount(struct conf_server *, const char *,
 		    const char *, const char *);
 static int	 server_finish(struct conf_server *);
@@ -2324,7 +2325,23 @@ mount_host_ok(const char *host)
 		    "path");
 		return -1;
 	}
+	if (path_kernel(host)) {
+		yyerror("mount: host directory is in /proc, /sys or /dev");
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * The kernel's file systems, on either side of a bind: a server given
+ * /proc/sys or /dev of the host, or shadowing its own, is no longer in
+ * the agent's profile.  dockerd-client's template refuses the same.
+ */
+static int
+path_kernel(const char *path)
+{
+	return (path_within(path, "/proc") || path_within(path, "/sys") ||
+	    path_within(path, "/dev"));
 }
 
 /*
@@ -2353,6 +2370,11 @@ mount_target_ok(const struct conf_server *s, const char *target)
 	}
 	if ((why = path_canonical(target)) != NULL) {
 		yyerror("mount: container directory %s", why);
+		return -1;
+	}
+	if (path_kernel(target)) {
+		yyerror("mount: container directory is in /proc, /sys or "
+		    "/dev");
 		return -1;
 	}
 	if (path_within(target, CMCP_INIT_TARGET)) {

@@ -34,12 +34,15 @@ tlist_tool(struct tlist *tl, const void *data, size_t len)
 	    gt.gt_desclen > CONF_DESC_BYTES ||
 	    gt.gt_schemalen == 0 || gt.gt_schemalen > GW_TOOL_SCHEMA_BYTES ||
 	    len - sizeof(gt) != (size_t)gt.gt_desclen + gt.gt_schemalen ||
-	    memchr(body, '\0', gt.gt_desclen) != NULL)
+	    memchr(body, '\0', len - sizeof(gt)) != NULL)
 		return (-1);
-	/* A list's first tool begins it; the rest follow in order. */
+	/*
+	 * A list's first tool begins it; the rest follow in order.  The
+	 * list being received is never older than the one in force (its
+	 * serial is that list's once it ends): above it is above both.
+	 */
 	if (gt.gt_index == 0) {
-		if (gt.gt_serial <= tl->cur.serial ||
-		    gt.gt_serial <= n->serial)
+		if (gt.gt_serial <= n->serial)
 			return (-1);
 		tlist_clear(n);
 		n->serial = gt.gt_serial;
@@ -78,9 +81,11 @@ tlist_end(struct tlist *tl, const void *data, size_t len, int *changed)
 	if (len != sizeof(ge))
 		return (-1);
 	memcpy(&ge, data, sizeof(ge));
+	/* A list ends once: an END again would empty the one in force. */
+	if (ge.ge_serial <= tl->cur.serial)
+		return (-1);
 	/* An empty list has no first tool to begin it. */
-	if (ge.ge_count == 0 && ge.ge_serial > tl->cur.serial &&
-	    ge.ge_serial > n->serial) {
+	if (ge.ge_count == 0 && ge.ge_serial > n->serial) {
 		tlist_clear(n);
 		n->serial = ge.ge_serial;
 	}

@@ -429,8 +429,9 @@ struct gw_reply {
 
 /*
  * IMSG_GW_TOOL (protocol mcp): one tool of the list the agent is shown,
- * followed by gt_desclen bytes of description (plain text, no NUL; 0:
- * none) and gt_schemalen bytes of input schema (canonical JSON object).
+ * followed by gt_desclen bytes of description (plain text; 0: none) and
+ * gt_schemalen bytes of input schema (a canonical JSON object), no NUL
+ * in either.
  * Tools come in order, gt_index from 0, all of one list with the same
  * gt_serial; IMSG_GW_TOOLS_END closes the list.  The gateway sends one at
  * the upstreams' check and a new one after every PolicyGate revision

@@ -6,6 +6,7 @@
 UNITS=		regress/common/imsg_test regress/common/json_test \
 		regress/common/sha256_test regress/common/auditclient_test \
 		regress/bridge/frame_test regress/bridge/front_test \
+		regress/bridge/tlist_test \
 		regress/gateway/mcp_test regress/gateway/policy_test \
 		regress/gateway/sbcall_test regress/parent/mcpserver_test \
 		regress/auditor/auditdb_test
@@ -28,6 +29,8 @@ auditclient_test_SRCS= common/auditclient.c common/auditrec.c \
 		common/log.c
 frame_test_SRCS= bridge/frame.c common/json.c
 front_test_SRCS= bridge/front.c bridge/frame.c common/json.c
+tlist_test_SRCS= bridge/tlist.c bridge/front.c bridge/frame.c common/json.c \
+		common/sha256.c
 mcp_test_SRCS=	gateway/mcp.c common/json.c common/sha256.c
 # It builds its configurations with the parser.
 policy_test_SRCS= gateway/policy.c common/json.c common/parse.c \
@@ -53,6 +56,7 @@ regress/common/sha256_test: $(sha256_test_SRCS:%.c=obj/%.o)
 regress/common/auditclient_test: $(auditclient_test_SRCS:%.c=obj/%.o)
 regress/bridge/frame_test: $(frame_test_SRCS:%.c=obj/%.o)
 regress/bridge/front_test: $(front_test_SRCS:%.c=obj/%.o)
+regress/bridge/tlist_test: $(tlist_test_SRCS:%.c=obj/%.o)
 # The tests run the fixtures, so building them builds those.
 regress/gateway/mcp_test: $(mcp_test_SRCS:%.c=obj/%.o) | $(MCP_FIXTURES)
 regress/gateway/policy_test: $(policy_test_SRCS:%.c=obj/%.o)
@@ -84,9 +88,12 @@ proto-sanitize:
 	    $(frame_test_SRCS) $(ATF_LIBS) $(LDLIBS)
 	$(SAN_CC) -Ibridge -o obj-san/front_test regress/bridge/front_test.c \
 	    $(front_test_SRCS) $(ATF_LIBS) $(LDLIBS)
+	$(SAN_CC) -Ibridge -o obj-san/tlist_test regress/bridge/tlist_test.c \
+	    $(tlist_test_SRCS) $(ATF_LIBS) $(LDLIBS)
 	scripts/san-run obj-san/json_test
 	scripts/san-run obj-san/frame_test
 	scripts/san-run obj-san/front_test
+	scripts/san-run obj-san/tlist_test
 
 mcp-sanitize: $(MCP_FIXTURES)
 	@mkdir -p obj-san

@@ -65,12 +65,16 @@ gw_tools_set(size_t i, const char *upstream, size_t len)
 		    "tool_schema" : NULL);
 	if (upstream == NULL)
 		return ("tool_schema");
-	/* A schema of GW_TOOL_SCHEMA_BYTES and the room front.h asks. */
-	if ((tmp = malloc(len + 1)) == NULL ||
-	    (out = malloc(GW_TOOL_SCHEMA_BYTES + 2)) == NULL)
+	/*
+	 * Room for all of it and the two bytes front.h asks: what is
+	 * stripped is never longer than the canonical form, which is never
+	 * longer than the text.  The bound is gw_tools_keep()'s alone, the
+	 * same for every schema.
+	 */
+	if ((tmp = malloc(len + 1)) == NULL || (out = malloc(len + 2)) == NULL)
 		fatal("malloc");
-	r = front_schema_strip(upstream, len, tmp, len + 1, out,
-	    GW_TOOL_SCHEMA_BYTES + 2, &outlen, &why);
+	r = front_schema_strip(upstream, len, tmp, len + 1, out, len + 2,
+	    &outlen, &why);
 	if (r == 0)
 		r = gw_tools_keep(i, out, outlen);
 	else

@@ -8,12 +8,13 @@ UNITS=		regress/common/imsg_test regress/common/json_test \
 		regress/bridge/frame_test regress/bridge/front_test \
 		regress/bridge/tlist_test \
 		regress/gateway/mcp_test regress/gateway/policy_test \
-		regress/gateway/sbcall_test regress/parent/mcpserver_test \
+		regress/gateway/sbcall_test regress/gateway/tools_test \
+		regress/parent/mcpserver_test \
 		regress/auditor/auditdb_test
 
 CPPFLAGS.regress/common= $(ATF_CFLAGS)
 CPPFLAGS.regress/bridge= -Ibridge $(ATF_CFLAGS)
-CPPFLAGS.regress/gateway= -Igateway $(ATF_CFLAGS)
+CPPFLAGS.regress/gateway= -Igateway -Ibridge $(ATF_CFLAGS)
 CPPFLAGS.regress/auditor= -Iauditor $(SQLITE_CFLAGS) $(ATF_CFLAGS)
 # Only this test and its copy of the spawner are built with -DMCPS_MUTATE:
 # the knob that removes one protection at a time exists in no other build.
@@ -36,16 +37,23 @@ mcp_test_SRCS=	gateway/mcp.c common/json.c common/sha256.c
 policy_test_SRCS= gateway/policy.c common/json.c common/parse.c \
 		common/printconf.c
 sbcall_test_SRCS= gateway/sbcall.c common/sbstream.c common/json.c
+# The list on the suite's own channel, read by the bridge's own list.
+tools_test_SRCS= gateway/tools.c gateway/policy.c bridge/tlist.c \
+		bridge/front.c bridge/frame.c common/json.c common/sha256.c \
+		common/parse.c common/printconf.c common/proc.c \
+		common/sandbox.c common/imsg.c common/log.c
 mcpserver_test_SRCS= parent/mcpserver.c common/log.c
 auditdb_test_SRCS= auditor/auditdb.c common/auditrec.c common/sha256.c \
 		common/log.c
 
 UNIT_TESTS+=	$(UNITS)
 SANITIZE+=	imsg-sanitize proto-sanitize mcp-sanitize policy-sanitize \
-		sbcall-sanitize mcps-sanitize audit-sanitize auditc-sanitize
+		sbcall-sanitize tools-sanitize mcps-sanitize audit-sanitize \
+		auditc-sanitize
 
 .PHONY: imsg-sanitize proto-sanitize mcp-sanitize policy-sanitize \
-	sbcall-sanitize mcps-sanitize audit-sanitize auditc-sanitize
+	sbcall-sanitize tools-sanitize mcps-sanitize audit-sanitize \
+	auditc-sanitize
 
 $(UNITS): %: obj/%.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(LDLIBS) $(LDADD)
@@ -61,6 +69,7 @@ regress/bridge/tlist_test: $(tlist_test_SRCS:%.c=obj/%.o)
 regress/gateway/mcp_test: $(mcp_test_SRCS:%.c=obj/%.o) | $(MCP_FIXTURES)
 regress/gateway/policy_test: $(policy_test_SRCS:%.c=obj/%.o)
 regress/gateway/sbcall_test: $(sbcall_test_SRCS:%.c=obj/%.o)
+regress/gateway/tools_test: $(tools_test_SRCS:%.c=obj/%.o)
 regress/parent/mcpserver_test: obj/parent/mcpserver-mutate.o \
     obj/common/log.o | $(MCPS_FIXTURES)
 regress/auditor/auditdb_test: $(auditdb_test_SRCS:%.c=obj/%.o)
@@ -119,6 +128,14 @@ sbcall-sanitize:
 	    regress/gateway/sbcall_test.c $(sbcall_test_SRCS) $(ATF_LIBS) \
 	    $(LDLIBS)
 	scripts/san-run obj-san/sbcall_test
+
+# Each case writes its configuration into the working directory.
+tools-sanitize: common/parse.c
+	@mkdir -p obj-san
+	$(SAN_CC) -Igateway -Ibridge -Wno-unused-but-set-variable \
+	    -o obj-san/tools_test regress/gateway/tools_test.c \
+	    $(tools_test_SRCS) $(ATF_LIBS) $(LDLIBS)
+	scripts/san-run obj-san/tools_test
 
 mcps-sanitize: $(MCPS_FIXTURES)
 	@mkdir -p obj-san

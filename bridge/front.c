@@ -469,8 +469,12 @@ front_encode_result(const struct front_id *id, const char *json, size_t len,
 
 	if (front_head(id, "result", out, sz, &n) == -1)
 		return front_fail(why, "output too large");
-	if (front_put_canonical(out, sz, &n, json, len, JSON_OBJECT) == -1)
+	switch (front_put_canonical(out, sz, &n, json, len, JSON_OBJECT)) {
+	case -1:
 		return front_fail(why, "invalid result");
+	case -2:
+		return front_fail(why, "output too large");
+	}
 	if (front_puts(out, sz, &n, "}") == -1)
 		return front_fail(why, "output too large");
 	return front_tail(out, sz, &n, outlen, why);
@@ -538,7 +542,7 @@ front_encode_tool_result(const struct front_id *id, const char *res,
 		return front_wrap(res, len, out, sz, &n, outlen, why);
 	if (front_puts(out, sz, &n, "{\"content\":") == -1 ||
 	    front_put_canonical(out, sz, &n, res + content,
-	    json_value_end(res, len, content) - content, JSON_ARRAY) == -1)
+	    json_value_end(res, len, content) - content, JSON_ARRAY) != 0)
 		return front_fail(why, "output too large");
 	if (front_puts(out, sz, &n, ",\"isError\":") == -1 ||
 	    front_puts(out, sz, &n, err != 0 &&
@@ -546,7 +550,7 @@ front_encode_tool_result(const struct front_id *id, const char *res,
 		return front_fail(why, "output too large");
 	if (sc != 0 && (front_puts(out, sz, &n, ",\"structuredContent\":") ==
 	    -1 || front_put_canonical(out, sz, &n, res + sc,
-	    json_value_end(res, len, sc) - sc, JSON_OBJECT) == -1))
+	    json_value_end(res, len, sc) - sc, JSON_OBJECT) != 0))
 		return front_fail(why, "output too large");
 	if (front_puts(out, sz, &n, "}}") == -1)
 		return front_fail(why, "output too large");
@@ -667,10 +671,15 @@ front_list_add(struct front_list *fl, const char *name, const char *desc,
 		fl->fl_why = "output too large";
 		return;
 	}
-	if (front_put_canonical(o, sz, n, schema, schemalen, JSON_OBJECT) ==
-	    -1) {
+	switch (front_put_canonical(o, sz, n, schema, schemalen,
+	    JSON_OBJECT)) {
+	case -1:
 		fl->fl_failed = 1;
 		fl->fl_why = "invalid schema";
+		return;
+	case -2:
+		fl->fl_failed = 1;
+		fl->fl_why = "output too large";
 		return;
 	}
 	if (front_puts(o, sz, n, ",\"name\":") == -1 ||
@@ -871,7 +880,10 @@ front_puts(char *out, size_t sz, size_t *n, const char *s)
 	return front_put(out, sz, n, s, strlen(s));
 }
 
-/* A JSON value of the given type, in canonical form. */
+/*
+ * A JSON value of the given type, in canonical form: -1 when it is not
+ * one, -2 when there is no room for it.
+ */
 static int
 front_put_canonical(char *out, size_t sz, size_t *n, const char *json,
     size_t len, int type)
@@ -882,13 +894,13 @@ front_put_canonical(char *out, size_t sz, size_t *n, const char *json,
 	lim.max_bytes = len;
 	lim.max_depth = JSON_DEPTH_MAX - 1;
 	if (json_check(json, len, &lim) != JSON_OK ||
-	    (int)json_type(json, len, json_skip_ws(json, len, 0)) != type ||
-	    *n > sz || sz - *n < 2)
+	    (int)json_type(json, len, json_skip_ws(json, len, 0)) != type)
 		return -1;
-	if (json_canon(json, len, &lim, out + *n, sz - *n - 1, &w) != JSON_OK)
-		return -1;
-	if (sz - *n - w < 2)
-		return -1;
+	/* Checked with the same limits: only the room can fail now. */
+	if (*n > sz || sz - *n < 2 ||
+	    json_canon(json, len, &lim, out + *n, sz - *n - 1, &w) != JSON_OK ||
+	    sz - *n - w < 2)
+		return -2;
 	*n += w;
 	return 0;
 }

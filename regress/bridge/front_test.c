@@ -454,6 +454,878 @@ ATF_TC_BODY(schema_strip, tc)
 	    &n, NULL) == -1);
 }
 
+/*
+ * What follows decides each check of front_parse() and its helpers by
+ * a case of its own, and takes every encoder to its bound: exactly the
+ * room it needs, and each size below (ASan sees a byte written past a
+ * buffer allocated to the size given).
+ */
+
+#define REQ(m, p)	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" m "\"," \
+			"\"params\":" p "}"
+#define NOTE(m, p)	"{\"jsonrpc\":\"2.0\",\"method\":\"" m "\"," \
+			"\"params\":" p "}"
+#define CLIENT_INFO	"{\"name\":\"t\",\"version\":\"1\"}"
+
+ATF_TC_WITHOUT_HEAD(surrogate_escape_refused);
+ATF_TC_BODY(surrogate_escape_refused, tc)
+{
+	refused("{\"jsonrpc\":\"2.0\",\"id\":\"\\ud800\",\"method\":\"ping\"}",
+	    FRONT_UTF8);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":\"\\udc00\\ud800\",\"method\":"
+	    "\"ping\"}", FRONT_UTF8);
+	/* A pair is one character. */
+	accepted("{\"jsonrpc\":\"2.0\",\"id\":\"\\ud83d\\ude00\",\"method\":"
+	    "\"ping\"}", FRONT_M_PING);
+}
+
+ATF_TC_WITHOUT_HEAD(number_out_of_range_refused);
+ATF_TC_BODY(number_out_of_range_refused, tc)
+{
+	refused(REQ("tools/call", "{\"name\":\"a\",\"arguments\":"
+	    "{\"x\":1e999}}"), FRONT_SYNTAX);
+	accepted(REQ("tools/call", "{\"name\":\"a\",\"arguments\":"
+	    "{\"x\":1e300}}"), FRONT_M_TOOLS_CALL);
+}
+
+/* A tools/call whose arguments have n members. */
+static char *
+wide_call(size_t n)
+{
+	char	*line;
+	size_t	 i, len, sz = 128 + 16 * n;
+
+	ATF_REQUIRE((line = malloc(sz)) != NULL);
+	len = (size_t)snprintf(line, sz, "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"a\","
+	    "\"arguments\":{");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(line + len, sz - len, "%s\"k%zu\":0",
+		    i > 0 ? "," : "", i);
+	ATF_REQUIRE(strlcat(line, "}}}", sz) < sz);
+	return (line);
+}
+
+ATF_TC_WITHOUT_HEAD(object_at_width_taken_one_more_refused);
+ATF_TC_BODY(object_at_width_taken_one_more_refused, tc)
+{
+	char	*line;
+
+	line = wide_call(JSON_MEMBERS_MAX);
+	accepted(line, FRONT_M_TOOLS_CALL);
+	free(line);
+	line = wide_call(JSON_MEMBERS_MAX + 1);
+	refused(line, FRONT_WIDTH);
+	free(line);
+}
+
+/* The top object, params and arguments, and arrays to make depth. */
+static char *
+deep_call(size_t depth)
+{
+	char	*line;
+	size_t	 i, n, sz = 128 + 2 * depth;
+
+	ATF_REQUIRE(depth > 3 && (line = malloc(sz)) != NULL);
+	n = (size_t)snprintf(line, sz, "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"a\","
+	    "\"arguments\":{\"x\":");
+	for (i = 3; i < depth; i++)
+		line[n++] = '[';
+	for (i = 3; i < depth; i++)
+		line[n++] = ']';
+	line[n] = '\0';
+	ATF_REQUIRE(strlcat(line, "}}}", sz) < sz);
+	return (line);
+}
+
+ATF_TC_WITHOUT_HEAD(depth_at_limit_taken_one_more_refused);
+ATF_TC_BODY(depth_at_limit_taken_one_more_refused, tc)
+{
+	char	*line;
+
+	line = deep_call(FRONT_DEPTH_MAX);
+	accepted(line, FRONT_M_TOOLS_CALL);
+	free(line);
+	line = deep_call(FRONT_DEPTH_MAX + 1);
+	refused(line, FRONT_DEPTH);
+	free(line);
+}
+
+/* A ping whose id is a string making the line exactly len bytes. */
+static char *
+sized_ping(size_t len)
+{
+	static const char	 head[] = "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"ping\",\"id\":\"";
+	char			*line;
+
+	ATF_REQUIRE(len > sizeof(head) + 2 && (line = malloc(len + 1)) !=
+	    NULL);
+	memcpy(line, head, sizeof(head) - 1);
+	memset(line + sizeof(head) - 1, 'x', len - (sizeof(head) - 1) - 2);
+	memcpy(line + len - 2, "\"}", 3);
+	return (line);
+}
+
+ATF_TC_WITHOUT_HEAD(frame_bound_above_maximum_counts_as_maximum);
+ATF_TC_BODY(frame_bound_above_maximum_counts_as_maximum, tc)
+{
+	char	*line;
+
+	/* Not a valid id (too long), but the size is checked first. */
+	line = sized_ping(AGENT_FRAME_BYTES + 1);
+	ATF_CHECK_EQ(front_parse(line, AGENT_FRAME_BYTES + 1,
+	    2 * AGENT_FRAME_BYTES, &msg, NULL), FRONT_TOO_LARGE);
+	free(line);
+	line = sized_ping(AGENT_FRAME_BYTES);
+	ATF_CHECK_EQ(front_parse(line, AGENT_FRAME_BYTES,
+	    2 * AGENT_FRAME_BYTES, &msg, NULL), FRONT_ID);
+	free(line);
+}
+
+ATF_TC_WITHOUT_HEAD(jsonrpc_value_exact);
+ATF_TC_BODY(jsonrpc_value_exact, tc)
+{
+	refused("{\"jsonrpc\":\"2.0 \",\"id\":1,\"method\":\"ping\"}",
+	    FRONT_JSONRPC);
+	refused("{\"jsonrpc\":\"2.00\",\"id\":1,\"method\":\"ping\"}",
+	    FRONT_JSONRPC);
+	refused("{\"jsonrpc\":\"2\",\"id\":1,\"method\":\"ping\"}",
+	    FRONT_JSONRPC);
+	refused("{\"jsonrpc\":null,\"id\":1,\"method\":\"ping\"}",
+	    FRONT_JSONRPC);
+	refused("{\"jsonrpc\":[\"2.0\"],\"id\":1,\"method\":\"ping\"}",
+	    FRONT_JSONRPC);
+	/* The string's value, however it is written. */
+	accepted("{\"jsonrpc\":\"\\u0032.0\",\"id\":1,\"method\":\"ping\"}",
+	    FRONT_M_PING);
+}
+
+ATF_TC_WITHOUT_HEAD(answer_with_a_method_refused);
+ATF_TC_BODY(answer_with_a_method_refused, tc)
+{
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\","
+	    "\"result\":{}}", FRONT_RESPONSE);
+	refused("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\","
+	    "\"error\":{}}", FRONT_RESPONSE);
+}
+
+ATF_TC_WITHOUT_HEAD(method_not_a_string_refused);
+ATF_TC_BODY(method_not_a_string_refused, tc)
+{
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":null}", FRONT_METHOD);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":[\"ping\"]}",
+	    FRONT_METHOD);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":{}}", FRONT_METHOD);
+	refused("{\"jsonrpc\":\"2.0\",\"method\":true}", FRONT_METHOD);
+	refused("{\"jsonrpc\":\"2.0\",\"method\":\"\"}", FRONT_METHOD);
+}
+
+/* Checked for every method, before the method is looked at. */
+ATF_TC_WITHOUT_HEAD(params_not_an_object_refused);
+ATF_TC_BODY(params_not_an_object_refused, tc)
+{
+	refused(REQ("ping", "null"), FRONT_PARAMS);
+	refused(REQ("tools/list", "\"{}\""), FRONT_PARAMS);
+	refused(REQ("resources/list", "[]"), FRONT_PARAMS);
+	refused(NOTE("notifications/initialized", "1"), FRONT_PARAMS);
+	refused(NOTE("notifications/progress", "[]"), FRONT_PARAMS);
+}
+
+ATF_TC_WITHOUT_HEAD(request_method_without_id_refused);
+ATF_TC_BODY(request_method_without_id_refused, tc)
+{
+	refused("{\"jsonrpc\":\"2.0\",\"method\":\"ping\"}", FRONT_MEMBERS);
+	refused("{\"jsonrpc\":\"2.0\",\"method\":\"tools/list\"}",
+	    FRONT_MEMBERS);
+	/* An unknown method without an id is a notification: ignored. */
+	accepted("{\"jsonrpc\":\"2.0\",\"method\":\"resources/list\"}",
+	    FRONT_M_NOTIFICATION);
+}
+
+ATF_TC_WITHOUT_HEAD(integer_id_at_bound_taken_one_more_refused);
+ATF_TC_BODY(integer_id_at_bound_taken_one_more_refused, tc)
+{
+	char	 digits[FRONT_ID_BYTES + 2], line[512];
+
+	memset(digits, '7', sizeof(digits) - 1);
+	digits[FRONT_ID_BYTES] = '\0';
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+	    "\"method\":\"ping\"}", digits);
+	accepted(line, FRONT_M_PING);
+	ATF_CHECK_EQ(msg.fm_id.fi_len, FRONT_ID_BYTES);
+	ATF_CHECK_STREQ(msg.fm_id.fi_text, digits);
+	ATF_CHECK_STREQ(msg.fm_id.fi_key, digits);
+	digits[0] = '-';
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+	    "\"method\":\"ping\"}", digits);
+	accepted(line, FRONT_M_PING);
+	ATF_CHECK_STREQ(msg.fm_id.fi_text, digits);
+	digits[0] = '7';
+	digits[FRONT_ID_BYTES] = '7';
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+	    "\"method\":\"ping\"}", digits);
+	refused(line, FRONT_ID);
+}
+
+ATF_TC_WITHOUT_HEAD(id_with_fraction_or_exponent_refused);
+ATF_TC_BODY(id_with_fraction_or_exponent_refused, tc)
+{
+	refused("{\"jsonrpc\":\"2.0\",\"id\":0.5,\"method\":\"ping\"}",
+	    FRONT_ID);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":-0.0,\"method\":\"ping\"}",
+	    FRONT_ID);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":0e1,\"method\":\"ping\"}",
+	    FRONT_ID);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":10E1,\"method\":\"ping\"}",
+	    FRONT_ID);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":-7.25,\"method\":\"ping\"}",
+	    FRONT_ID);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":false,\"method\":\"ping\"}",
+	    FRONT_ID);
+	accepted("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}",
+	    FRONT_M_PING);
+	accepted("{\"jsonrpc\":\"2.0\",\"id\":-10,\"method\":\"ping\"}",
+	    FRONT_M_PING);
+	ATF_CHECK_STREQ(msg.fm_id.fi_key, "-10");
+}
+
+/* The version is copied decoded: FRONT_VERSION_BYTES of it, no more. */
+ATF_TC_WITHOUT_HEAD(initialize_version_at_bound_taken_one_more_refused);
+ATF_TC_BODY(initialize_version_at_bound_taken_one_more_refused, tc)
+{
+	char	 v[FRONT_VERSION_BYTES + 2], line[512];
+
+	memset(v, '9', sizeof(v) - 1);
+	v[FRONT_VERSION_BYTES] = '\0';
+	snprintf(line, sizeof(line), REQ("initialize", "{\"protocolVersion\":"
+	    "\"\\u0039%s\",\"capabilities\":{},\"clientInfo\":"
+	    CLIENT_INFO "}"), v + 1);
+	accepted(line, FRONT_M_INITIALIZE);
+	ATF_CHECK_STREQ(msg.fm_version, v);
+	ATF_CHECK_STREQ(front_version(msg.fm_version), FRONT_VERSION);
+	snprintf(line, sizeof(line), REQ("initialize", "{\"protocolVersion\":"
+	    "\"\\u0039%s\",\"capabilities\":{},\"clientInfo\":"
+	    CLIENT_INFO "}"), v);
+	refused(line, FRONT_PARAMS);
+}
+
+ATF_TC_WITHOUT_HEAD(initialize_version_missing_or_mistyped_refused);
+ATF_TC_BODY(initialize_version_missing_or_mistyped_refused, tc)
+{
+	refused(REQ("initialize", "{\"capabilities\":{},\"clientInfo\":"
+	    CLIENT_INFO "}"), FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":null,"
+	    "\"capabilities\":{},\"clientInfo\":" CLIENT_INFO "}"),
+	    FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":[\"2025-11-25\"],"
+	    "\"capabilities\":{},\"clientInfo\":" CLIENT_INFO "}"),
+	    FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":{},"
+	    "\"capabilities\":{},\"clientInfo\":" CLIENT_INFO "}"),
+	    FRONT_PARAMS);
+	accepted(REQ("initialize", "{\"protocolVersion\":\"2025-06-18\","
+	    "\"capabilities\":{},\"clientInfo\":" CLIENT_INFO "}"),
+	    FRONT_M_INITIALIZE);
+	ATF_CHECK_STREQ(front_version(msg.fm_version), FRONT_VERSION_OLD);
+}
+
+ATF_TC_WITHOUT_HEAD(initialize_capabilities_missing_or_mistyped_refused);
+ATF_TC_BODY(initialize_capabilities_missing_or_mistyped_refused, tc)
+{
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"clientInfo\":" CLIENT_INFO "}"), FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":[],\"clientInfo\":" CLIENT_INFO "}"),
+	    FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":\"{}\",\"clientInfo\":" CLIENT_INFO "}"),
+	    FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":null,\"clientInfo\":" CLIENT_INFO "}"),
+	    FRONT_PARAMS);
+	/* Its contents are the client's: not read. */
+	accepted(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{\"roots\":{\"listChanged\":true},\"x\":[1]},"
+	    "\"clientInfo\":" CLIENT_INFO "}"), FRONT_M_INITIALIZE);
+}
+
+ATF_TC_WITHOUT_HEAD(initialize_client_info_missing_or_mistyped_refused);
+ATF_TC_BODY(initialize_client_info_missing_or_mistyped_refused, tc)
+{
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{}}"), FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{},\"clientInfo\":\"t\"}"), FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{},\"clientInfo\":1}"), FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{},\"clientInfo\":[]}"), FRONT_PARAMS);
+	accepted(REQ("initialize", "{\"capabilities\":{},\"clientInfo\":{},"
+	    "\"protocolVersion\":\"2025-11-25\"}"), FRONT_M_INITIALIZE);
+}
+
+ATF_TC_WITHOUT_HEAD(call_name_missing_or_not_a_string_refused);
+ATF_TC_BODY(call_name_missing_or_not_a_string_refused, tc)
+{
+	refused(REQ("tools/call", "{}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"_meta\":{}}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":null}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":[\"a\"]}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":{}}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":true,\"arguments\":{}}"),
+	    FRONT_TOOL);
+}
+
+ATF_TC_WITHOUT_HEAD(call_name_not_an_operation_name_refused);
+ATF_TC_BODY(call_name_not_an_operation_name_refused, tc)
+{
+	refused(REQ("tools/call", "{\"name\":\"a/b\"}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":\"a\\u0020b\"}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":\"\xc3\xa9\"}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":\"a\\nb\"}"), FRONT_TOOL);
+	refused(REQ("tools/call", "{\"name\":\"*\"}"), FRONT_TOOL);
+	/* Escapes are undone before the check. */
+	accepted(REQ("tools/call", "{\"name\":\"\\u0072ead\"}"),
+	    FRONT_M_TOOLS_CALL);
+	ATF_CHECK_STREQ(msg.fm_call.br_operation, "read");
+}
+
+ATF_TC_WITHOUT_HEAD(call_arguments_not_an_object_refused);
+ATF_TC_BODY(call_arguments_not_an_object_refused, tc)
+{
+	refused(REQ("tools/call", "{\"name\":\"a\",\"arguments\":null}"),
+	    FRONT_ARGUMENTS);
+	refused(REQ("tools/call", "{\"name\":\"a\",\"arguments\":\"{}\"}"),
+	    FRONT_ARGUMENTS);
+	refused(REQ("tools/call", "{\"name\":\"a\",\"arguments\":1}"),
+	    FRONT_ARGUMENTS);
+	refused(REQ("tools/call", "{\"arguments\":[{}],\"name\":\"a\"}"),
+	    FRONT_ARGUMENTS);
+	accepted(REQ("tools/call", "{\"arguments\":{},\"name\":\"a\"}"),
+	    FRONT_M_TOOLS_CALL);
+	ATF_CHECK_STREQ(msg.fm_call.br_arguments, "{}");
+}
+
+/* What the policy decides is never the agent's to send (the man page). */
+ATF_TC_WITHOUT_HEAD(call_with_other_params_refused);
+ATF_TC_BODY(call_with_other_params_refused, tc)
+{
+	refused(REQ("tools/call", "{\"name\":\"a\",\"arguments\":{},"
+	    "\"label\":\"public\"}"), FRONT_PARAMS);
+	refused(REQ("tools/call", "{\"name\":\"a\",\"ceiling\":\"public\"}"),
+	    FRONT_PARAMS);
+	refused(REQ("tools/call", "{\"name\":\"a\",\"tool\":\"mail\"}"),
+	    FRONT_PARAMS);
+	refused(REQ("tools/call", "{\"name\":\"a\",\"_meta\":[]}"),
+	    FRONT_PARAMS);
+	accepted(REQ("tools/call", "{\"name\":\"a\",\"_meta\":{}}"),
+	    FRONT_M_TOOLS_CALL);
+}
+
+ATF_TC_WITHOUT_HEAD(cancelled_request_id_missing_refused);
+ATF_TC_BODY(cancelled_request_id_missing_refused, tc)
+{
+	refused(NOTE("notifications/cancelled", "{}"), FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"reason\":\"user\"}"),
+	    FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"_meta\":{}}"),
+	    FRONT_PARAMS);
+}
+
+ATF_TC_WITHOUT_HEAD(cancelled_request_id_mistyped_refused);
+ATF_TC_BODY(cancelled_request_id_mistyped_refused, tc)
+{
+	char	 id[FRONT_ID_BYTES + 2], line[512];
+
+	refused(NOTE("notifications/cancelled", "{\"requestId\":null}"),
+	    FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":{}}"),
+	    FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":[1]}"),
+	    FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":false}"),
+	    FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":1e2}"),
+	    FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":0.5}"),
+	    FRONT_PARAMS);
+	/* As long as an id may be, and one byte more. */
+	memset(id, 'r', sizeof(id) - 1);
+	id[FRONT_ID_BYTES - 2] = '\0';
+	snprintf(line, sizeof(line), NOTE("notifications/cancelled",
+	    "{\"requestId\":\"%s\"}"), id);
+	accepted(line, FRONT_M_CANCELLED);
+	ATF_CHECK_EQ(msg.fm_target.fi_len, FRONT_ID_BYTES);
+	id[FRONT_ID_BYTES - 2] = 'r';
+	id[FRONT_ID_BYTES - 1] = '\0';
+	snprintf(line, sizeof(line), NOTE("notifications/cancelled",
+	    "{\"requestId\":\"%s\"}"), id);
+	refused(line, FRONT_PARAMS);
+	accepted(NOTE("notifications/cancelled", "{\"requestId\":-3,"
+	    "\"_meta\":{}}"), FRONT_M_CANCELLED);
+	ATF_CHECK_STREQ(msg.fm_target.fi_text, "-3");
+}
+
+ATF_TC_WITHOUT_HEAD(cancelled_reason_not_a_string_refused);
+ATF_TC_BODY(cancelled_reason_not_a_string_refused, tc)
+{
+	refused(NOTE("notifications/cancelled", "{\"requestId\":1,"
+	    "\"reason\":1}"), FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":1,"
+	    "\"reason\":null}"), FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":1,"
+	    "\"reason\":{}}"), FRONT_PARAMS);
+	accepted(NOTE("notifications/cancelled", "{\"requestId\":1,"
+	    "\"reason\":\"\"}"), FRONT_M_CANCELLED);
+}
+
+/* Each method's params: an unknown member refused, _meta taken. */
+ATF_TC_WITHOUT_HEAD(params_unknown_member_refused_meta_taken);
+ATF_TC_BODY(params_unknown_member_refused_meta_taken, tc)
+{
+	refused(REQ("ping", "{\"x\":1}"), FRONT_PARAMS);
+	refused(REQ("tools/list", "{\"_meta\":{},\"cursor\":null}"),
+	    FRONT_PARAMS);
+	refused(NOTE("notifications/initialized", "{\"x\":{}}"), FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{},\"clientInfo\":" CLIENT_INFO ","
+	    "\"_meta\":{},\"meta\":{}}"), FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":1,"
+	    "\"_Meta\":{}}"), FRONT_PARAMS);
+	accepted(REQ("ping", "{\"_meta\":{}}"), FRONT_M_PING);
+	accepted(REQ("tools/list", "{\"_meta\":{\"progressToken\":1}}"),
+	    FRONT_M_TOOLS_LIST);
+	accepted(NOTE("notifications/initialized", "{\"_meta\":{}}"),
+	    FRONT_M_INITIALIZED);
+	accepted(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{},\"clientInfo\":" CLIENT_INFO ","
+	    "\"_meta\":{\"k\":[]}}"), FRONT_M_INITIALIZE);
+	accepted(NOTE("notifications/cancelled", "{\"_meta\":{},"
+	    "\"requestId\":\"a\"}"), FRONT_M_CANCELLED);
+	/* An escaped name is the same name. */
+	accepted(REQ("ping", "{\"\\u005fmeta\":{}}"), FRONT_M_PING);
+}
+
+ATF_TC_WITHOUT_HEAD(params_meta_not_an_object_refused);
+ATF_TC_BODY(params_meta_not_an_object_refused, tc)
+{
+	refused(REQ("tools/list", "{\"_meta\":null}"), FRONT_PARAMS);
+	refused(REQ("initialize", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{},\"clientInfo\":" CLIENT_INFO ","
+	    "\"_meta\":\"m\"}"), FRONT_PARAMS);
+	refused(NOTE("notifications/cancelled", "{\"requestId\":1,"
+	    "\"_meta\":[]}"), FRONT_PARAMS);
+	refused(NOTE("notifications/initialized", "{\"_meta\":1}"),
+	    FRONT_PARAMS);
+}
+
+/* The params of a method the front door does not serve are not read. */
+ATF_TC_WITHOUT_HEAD(unknown_methods_params_not_read);
+ATF_TC_BODY(unknown_methods_params_not_read, tc)
+{
+	accepted(REQ("prompts/get", "{\"name\":\"x\",\"arguments\":[]}"),
+	    FRONT_M_OTHER);
+	accepted(NOTE("notifications/progress", "{\"progressToken\":1,"
+	    "\"progress\":0.5}"), FRONT_M_NOTIFICATION);
+	/* A notification's name asked for: an unknown request. */
+	accepted(REQ("notifications/cancelled", "{\"requestId\":[]}"),
+	    FRONT_M_OTHER);
+}
+
+ATF_TC_WITHOUT_HEAD(duplicate_key_in_params_refused);
+ATF_TC_BODY(duplicate_key_in_params_refused, tc)
+{
+	refused(REQ("tools/call", "{\"name\":\"a\",\"name\":\"b\"}"),
+	    FRONT_DUPLICATE_KEY);
+	refused(REQ("tools/call", "{\"name\":\"a\",\"\\u006eame\":\"a\"}"),
+	    FRONT_DUPLICATE_KEY);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"\\u0069d\":1,\"method\":"
+	    "\"ping\"}", FRONT_DUPLICATE_KEY);
+}
+
+/*
+ * The encoders' bounds.  Each is called through enc() with the
+ * arguments below; fits() checks the line at exactly its size and at
+ * every size below it (or, for a long line, the sizes near each end).
+ */
+static struct {
+	int			 kind;
+	struct front_id		 id;
+	const char		*in;
+	size_t			 inlen;
+	int			 code;
+} e;
+
+enum { E_INIT, E_RESULT, E_ERROR, E_TOOL, E_REFUSAL, E_CHANGED, E_LIST };
+
+static int
+enc(char *o, size_t sz, size_t *n, const char **why)
+{
+	struct front_list	 fl;
+
+	switch (e.kind) {
+	case E_INIT:
+		return (front_encode_initialize(&e.id, "2025-11-25", "1.0",
+		    e.in, e.inlen, o, sz, n, why));
+	case E_RESULT:
+		return (front_encode_result(&e.id, e.in, e.inlen, o, sz, n,
+		    why));
+	case E_ERROR:
+		return (front_encode_error(&e.id, e.code, e.in, o, sz, n,
+		    why));
+	case E_TOOL:
+		return (front_encode_tool_result(&e.id, e.in, e.inlen, o, sz,
+		    n, why));
+	case E_REFUSAL:
+		return (front_encode_refusal(&e.id, e.code, o, sz, n, why));
+	case E_CHANGED:
+		return (front_encode_list_changed(o, sz, n, why));
+	case E_LIST:
+		front_list_begin(&fl, &e.id, o, sz);
+		front_list_add(&fl, "read", e.in, "{\"type\":\"object\"}", 17);
+		front_list_add(&fl, "buy", NULL, "{}", 2);
+		return (front_list_end(&fl, n, why));
+	}
+	abort();
+}
+
+static void
+fits_at(size_t sz, int want)
+{
+	const char	*why = NULL;
+	char		*o;
+	size_t		 n = 0;
+
+	/* Allocated to the size: a byte past it is ASan's to see. */
+	ATF_REQUIRE((o = malloc(sz > 0 ? sz : 1)) != NULL);
+	ATF_CHECK_MSG(enc(o, sz, &n, &why) == want, "kind %d, size %zu: "
+	    "want %d", e.kind, sz, want);
+	if (want == -1)
+		ATF_CHECK_STREQ_MSG(why, "output too large", "size %zu", sz);
+	free(o);
+}
+
+static void
+fits(const char *want)
+{
+	const char	*why = NULL;
+	char		*o;
+	size_t		 need = strlen(want) + 1, n = 0, sz;
+
+	ATF_REQUIRE((o = malloc(need)) != NULL);
+	ATF_REQUIRE_MSG(enc(o, need, &n, &why) == 0, "kind %d: %s", e.kind,
+	    why);
+	ATF_CHECK_STREQ(o, want);
+	ATF_CHECK_EQ(n, need - 1);
+	free(o);
+	for (sz = 0; sz < need; sz++) {
+		if (sz == 600 && need > 1200)
+			sz = need - 600;
+		fits_at(sz, -1);
+	}
+}
+
+static void
+id_set(const char *text)
+{
+	memset(&e.id, 0, sizeof(e.id));
+	e.id.fi_len = strlen(text);
+	memcpy(e.id.fi_text, text, e.id.fi_len);
+}
+
+/* FRONT_ID_BYTES of id, the longest the agent may send. */
+static void
+id_longest(void)
+{
+	char	 t[FRONT_ID_BYTES + 1];
+
+	memset(t, '9', FRONT_ID_BYTES);
+	t[FRONT_ID_BYTES] = '\0';
+	id_set(t);
+}
+
+ATF_TC_WITHOUT_HEAD(encode_initialize_at_bound);
+ATF_TC_BODY(encode_initialize_at_bound, tc)
+{
+	static const char	 instr[] = "\"\\\"\\x";
+	char			*big, *o;
+	size_t			 i, n;
+
+	e.kind = E_INIT;
+	id_set("\"i\"");
+	e.in = NULL;
+	e.inlen = 0;
+	fits("{\"id\":\"i\",\"jsonrpc\":\"2.0\",\"result\":{\"capabilities\":"
+	    "{\"tools\":{\"listChanged\":true}},\"protocolVersion\":"
+	    "\"2025-11-25\",\"serverInfo\":{\"name\":\"cmcp-privsep\","
+	    "\"version\":\"1.0\"}}}\n");
+	/* Each '"' and '\\' of the instructions two bytes. */
+	e.in = instr;
+	e.inlen = strlen(instr);
+	fits("{\"id\":\"i\",\"jsonrpc\":\"2.0\",\"result\":{\"capabilities\":"
+	    "{\"tools\":{\"listChanged\":true}},\"instructions\":"
+	    "\"\\\"\\\\\\\"\\\\x\",\"protocolVersion\":\"2025-11-25\","
+	    "\"serverInfo\":{\"name\":\"cmcp-privsep\",\"version\":"
+	    "\"1.0\"}}}\n");
+	/*
+	 * The longest payload, every byte one to escape, and the longest
+	 * id: within FRONT_LINE_BYTES, the bridge's buffer.
+	 */
+	ATF_REQUIRE((big = malloc(AGENT_FRAME_BYTES)) != NULL);
+	for (i = 0; i < AGENT_FRAME_BYTES; i++)
+		big[i] = i % 2 ? '\\' : '"';
+	id_longest();
+	e.in = big;
+	e.inlen = AGENT_FRAME_BYTES;
+	ATF_REQUIRE((o = malloc(FRONT_LINE_BYTES)) != NULL);
+	ATF_REQUIRE(enc(o, FRONT_LINE_BYTES, &n, NULL) == 0);
+	ATF_CHECK(n > 2 * AGENT_FRAME_BYTES && n < FRONT_LINE_BYTES);
+	ATF_CHECK(strstr(o, "\"instructions\":\"\\\"\\\\\\\"\\\\") != NULL);
+	fits_at(n + 1, 0);
+	fits_at(n, -1);
+	fits_at(n - 1, -1);
+	fits_at(2 * AGENT_FRAME_BYTES, -1);
+	free(o);
+	free(big);
+}
+
+ATF_TC_WITHOUT_HEAD(encode_result_at_bound);
+ATF_TC_BODY(encode_result_at_bound, tc)
+{
+	const char	*why;
+	size_t		 n;
+
+	e.kind = E_RESULT;
+	id_set("\"r\"");
+	e.in = "{ \"b\":1, \"a\":\"\\u0041\" }";
+	e.inlen = strlen(e.in);
+	fits("{\"id\":\"r\",\"jsonrpc\":\"2.0\",\"result\":{\"a\":\"A\","
+	    "\"b\":1}}\n");
+	ATF_CHECK(front_encode_result(&e.id, "[]", 2, out, sizeof(out), &n,
+	    &why) == -1);
+	ATF_CHECK_STREQ(why, "invalid result");
+	ATF_CHECK(front_encode_result(&e.id, "{", 1, out, sizeof(out), &n,
+	    &why) == -1);
+	ATF_CHECK_STREQ(why, "invalid result");
+}
+
+ATF_TC_WITHOUT_HEAD(encode_error_at_bound);
+ATF_TC_BODY(encode_error_at_bound, tc)
+{
+	e.kind = E_ERROR;
+	id_set("-12");
+	e.code = FRONT_RPC_METHOD_NOT_FOUND;
+	e.in = "Method \"not\" found";
+	fits("{\"id\":-12,\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32601,"
+	    "\"message\":\"Method \\\"not\\\" found\"}}\n");
+	e.code = -2147483647 - 1;
+	e.in = "m";
+	fits("{\"id\":-12,\"jsonrpc\":\"2.0\",\"error\":{\"code\":"
+	    "-2147483648,\"message\":\"m\"}}\n");
+}
+
+ATF_TC_WITHOUT_HEAD(encode_tool_result_at_bound);
+ATF_TC_BODY(encode_tool_result_at_bound, tc)
+{
+	e.kind = E_TOOL;
+	id_set("5");
+	e.in = "{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"no \\\"x\\\"\"}],\"structuredContent\":{\"b\":[],\"a\":1}}";
+	e.inlen = strlen(e.in);
+	fits("{\"id\":5,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"text\":"
+	    "\"no \\\"x\\\"\",\"type\":\"text\"}],\"isError\":true,"
+	    "\"structuredContent\":{\"a\":1,\"b\":[]}}}\n");
+	/* Without structuredContent, and isError absent. */
+	e.in = "{\"content\":[]}";
+	e.inlen = strlen(e.in);
+	fits("{\"id\":5,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[],"
+	    "\"isError\":false}}\n");
+}
+
+/* The line for a tool's result, in out. */
+static const char *
+tool_out(const char *res)
+{
+	size_t	 n;
+
+	id_set("3");
+	ATF_REQUIRE_MSG(front_encode_tool_result(&e.id, res, strlen(res), out,
+	    sizeof(out), &n, NULL) == 0, "result %s", res);
+	return (out);
+}
+
+/* A member of the wrong type is no member of a CallToolResult. */
+ATF_TC_WITHOUT_HEAD(encode_tool_result_members_of_wrong_type);
+ATF_TC_BODY(encode_tool_result_members_of_wrong_type, tc)
+{
+	ATF_CHECK_STREQ(tool_out("{\"content\":[],\"isError\":\"true\"}"),
+	    "{\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[],"
+	    "\"isError\":false}}\n");
+	ATF_CHECK_STREQ(tool_out("{\"content\":[],\"isError\":1,"
+	    "\"structuredContent\":[1]}"), "{\"id\":3,\"jsonrpc\":\"2.0\","
+	    "\"result\":{\"content\":[],\"isError\":false}}\n");
+	ATF_CHECK_STREQ(tool_out("{\"content\":[],\"isError\":false}"),
+	    "{\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[],"
+	    "\"isError\":false}}\n");
+	/* No content array: not a CallToolResult, wrapped as text. */
+	ATF_CHECK_STREQ(tool_out("{\"content\":\"c\",\"isError\":true}"),
+	    "{\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{"
+	    "\"text\":\"{\\\"content\\\":\\\"c\\\",\\\"isError\\\":true}\","
+	    "\"type\":\"text\"}],\"isError\":false,\"structuredContent\":"
+	    "{\"content\":\"c\",\"isError\":true}}}\n");
+	ATF_CHECK_STREQ(tool_out("{\"structuredContent\":{\"a\":1}}"),
+	    "{\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{"
+	    "\"text\":\"{\\\"structuredContent\\\":{\\\"a\\\":1}}\","
+	    "\"type\":\"text\"}],\"isError\":false,\"structuredContent\":"
+	    "{\"structuredContent\":{\"a\":1}}}}\n");
+}
+
+ATF_TC_WITHOUT_HEAD(encode_tool_result_wrapped_at_bound);
+ATF_TC_BODY(encode_tool_result_wrapped_at_bound, tc)
+{
+	char	*big, *o;
+	size_t	 i, n;
+
+	e.kind = E_TOOL;
+	id_set("\"w\"");
+	e.in = "{\"s\":\"a\\\\b\"}";
+	e.inlen = strlen(e.in);
+	fits("{\"id\":\"w\",\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{"
+	    "\"text\":\"{\\\"s\\\":\\\"a\\\\\\\\b\\\"}\",\"type\":\"text\"}],"
+	    "\"isError\":false,\"structuredContent\":{\"s\":\"a\\\\b\"}}}\n");
+	/*
+	 * The longest result, its canonical form all escapes, and the
+	 * longest id: within FRONT_LINE_BYTES.
+	 */
+	ATF_REQUIRE((big = malloc(AGENT_FRAME_BYTES + 1)) != NULL);
+	memcpy(big, "{\"s\":\"", 6);
+	for (i = 6; i < AGENT_FRAME_BYTES - 2; i += 2)
+		memcpy(big + i, "\\\"", 2);
+	memcpy(big + AGENT_FRAME_BYTES - 2, "\"}", 3);
+	id_longest();
+	e.in = big;
+	e.inlen = AGENT_FRAME_BYTES;
+	ATF_REQUIRE((o = malloc(FRONT_LINE_BYTES)) != NULL);
+	ATF_REQUIRE(enc(o, FRONT_LINE_BYTES, &n, NULL) == 0);
+	ATF_CHECK(n > 3 * AGENT_FRAME_BYTES - 64 && n < FRONT_LINE_BYTES);
+	fits_at(n + 1, 0);
+	fits_at(n, -1);
+	fits_at(n - 1, -1);
+	/* Room for the canonical form, not for the rest. */
+	fits_at(AGENT_FRAME_BYTES + 200, -1);
+	fits_at(AGENT_FRAME_BYTES + 100, -1);
+	fits_at(300, -1);
+	free(o);
+	free(big);
+}
+
+ATF_TC_WITHOUT_HEAD(encode_refusal_at_bound);
+ATF_TC_BODY(encode_refusal_at_bound, tc)
+{
+	const char	*why;
+	size_t		 n;
+
+	e.kind = E_REFUSAL;
+	id_set("\"q\"");
+	e.code = REPLY_BUDGET_EXHAUSTED;
+	fits("{\"id\":\"q\",\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{"
+	    "\"text\":\"budget_exhausted\",\"type\":\"text\"}],\"isError\":"
+	    "true}}\n");
+	e.code = REPLY_INTERNAL;
+	fits("{\"id\":\"q\",\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{"
+	    "\"text\":\"internal\",\"type\":\"text\"}],\"isError\":true}}\n");
+	ATF_CHECK(front_encode_refusal(&e.id, REPLY_CODE_MAX, out,
+	    sizeof(out), &n, &why) == -1);
+	ATF_CHECK_STREQ(why, "unknown reply code");
+	ATF_CHECK(front_encode_refusal(&e.id, (enum reply_code)-1, out,
+	    sizeof(out), &n, &why) == -1);
+	ATF_CHECK_STREQ(why, "unknown reply code");
+	ATF_CHECK(front_encode_refusal(&e.id, REPLY_OK, out, sizeof(out), &n,
+	    &why) == -1);
+	ATF_CHECK_STREQ(why, "unknown reply code");
+}
+
+ATF_TC_WITHOUT_HEAD(encode_list_changed_at_bound);
+ATF_TC_BODY(encode_list_changed_at_bound, tc)
+{
+	e.kind = E_CHANGED;
+	fits("{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/tools/list_changed\"}\n");
+}
+
+ATF_TC_WITHOUT_HEAD(encode_list_at_bound);
+ATF_TC_BODY(encode_list_at_bound, tc)
+{
+	e.kind = E_LIST;
+	id_set("8");
+	e.in = "R\\\"";
+	fits("{\"id\":8,\"jsonrpc\":\"2.0\",\"result\":{\"tools\":[{"
+	    "\"description\":\"R\\\\\\\"\",\"inputSchema\":{\"type\":"
+	    "\"object\"},\"name\":\"read\"},{\"inputSchema\":{},\"name\":"
+	    "\"buy\"}]}}\n");
+	e.in = NULL;
+	fits("{\"id\":8,\"jsonrpc\":\"2.0\",\"result\":{\"tools\":[{"
+	    "\"inputSchema\":{\"type\":\"object\"},\"name\":\"read\"},{"
+	    "\"inputSchema\":{},\"name\":\"buy\"}]}}\n");
+}
+
+/* A list that failed stays failed, with its first reason. */
+ATF_TC_WITHOUT_HEAD(list_failure_final);
+ATF_TC_BODY(list_failure_final, tc)
+{
+	struct front_list	 fl;
+	const char		*why = NULL;
+	size_t			 n;
+
+	id_set("1");
+	front_list_begin(&fl, &e.id, out, sizeof(out));
+	front_list_add(&fl, "a", NULL, "{\"x\":", 5);
+	front_list_add(&fl, "b", NULL, "{}", 2);
+	ATF_CHECK_EQ(front_list_end(&fl, &n, &why), -1);
+	ATF_CHECK_STREQ(why, "invalid schema");
+	ATF_CHECK_EQ(fl.fl_ntools, 0);
+	front_list_begin(&fl, &e.id, out, 10);
+	front_list_add(&fl, "b", NULL, "[]", 2);
+	ATF_CHECK_EQ(front_list_end(&fl, &n, &why), -1);
+	ATF_CHECK_STREQ(why, "output too large");
+	/* An empty list. */
+	front_list_begin(&fl, &e.id, out, sizeof(out));
+	ATF_REQUIRE(front_list_end(&fl, &n, &why) == 0);
+	ATF_CHECK_STREQ(out, "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"
+	    "{\"tools\":[]}}\n");
+}
+
+/* The stripped schema and a NUL: n + 2 bytes; the scratch n + 1. */
+ATF_TC_WITHOUT_HEAD(schema_strip_at_bound);
+ATF_TC_BODY(schema_strip_at_bound, tc)
+{
+	static const char	 s[] = "{ \"title\" : \"t\", \"type\" : "
+	    "\"object\" }";
+	static const char	 want[] = "{\"type\":\"object\"}";
+	static const char	 canon[] =
+	    "{\"title\":\"t\",\"type\":\"object\"}";
+	const char		*why;
+	char			*o, *t;
+	size_t			 n;
+
+	ATF_REQUIRE((o = malloc(sizeof(want) + 1)) != NULL);
+	ATF_REQUIRE((t = malloc(sizeof(canon))) != NULL);
+	ATF_REQUIRE(front_schema_strip(s, strlen(s), t, sizeof(canon), o,
+	    sizeof(want) + 1, &n, &why) == 0);
+	ATF_CHECK_STREQ(o, want);
+	ATF_CHECK_EQ(n, sizeof(want) - 1);
+	ATF_CHECK(front_schema_strip(s, strlen(s), t, sizeof(canon), o,
+	    sizeof(want), &n, &why) == -1);
+	ATF_CHECK_STREQ(why, "output too large");
+	ATF_CHECK(front_schema_strip(s, strlen(s), t, sizeof(canon) - 1, o,
+	    sizeof(want) + 1, &n, &why) == -1);
+	ATF_CHECK_STREQ(why, "invalid schema");
+	free(o);
+	free(t);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, requests_accepted);
@@ -467,5 +1339,43 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, encode_tool_result);
 	ATF_TP_ADD_TC(tp, encode_list);
 	ATF_TP_ADD_TC(tp, schema_strip);
+	ATF_TP_ADD_TC(tp, surrogate_escape_refused);
+	ATF_TP_ADD_TC(tp, number_out_of_range_refused);
+	ATF_TP_ADD_TC(tp, object_at_width_taken_one_more_refused);
+	ATF_TP_ADD_TC(tp, depth_at_limit_taken_one_more_refused);
+	ATF_TP_ADD_TC(tp, frame_bound_above_maximum_counts_as_maximum);
+	ATF_TP_ADD_TC(tp, jsonrpc_value_exact);
+	ATF_TP_ADD_TC(tp, answer_with_a_method_refused);
+	ATF_TP_ADD_TC(tp, method_not_a_string_refused);
+	ATF_TP_ADD_TC(tp, params_not_an_object_refused);
+	ATF_TP_ADD_TC(tp, request_method_without_id_refused);
+	ATF_TP_ADD_TC(tp, integer_id_at_bound_taken_one_more_refused);
+	ATF_TP_ADD_TC(tp, id_with_fraction_or_exponent_refused);
+	ATF_TP_ADD_TC(tp, initialize_version_at_bound_taken_one_more_refused);
+	ATF_TP_ADD_TC(tp, initialize_version_missing_or_mistyped_refused);
+	ATF_TP_ADD_TC(tp, initialize_capabilities_missing_or_mistyped_refused);
+	ATF_TP_ADD_TC(tp, initialize_client_info_missing_or_mistyped_refused);
+	ATF_TP_ADD_TC(tp, call_name_missing_or_not_a_string_refused);
+	ATF_TP_ADD_TC(tp, call_name_not_an_operation_name_refused);
+	ATF_TP_ADD_TC(tp, call_arguments_not_an_object_refused);
+	ATF_TP_ADD_TC(tp, call_with_other_params_refused);
+	ATF_TP_ADD_TC(tp, cancelled_request_id_missing_refused);
+	ATF_TP_ADD_TC(tp, cancelled_request_id_mistyped_refused);
+	ATF_TP_ADD_TC(tp, cancelled_reason_not_a_string_refused);
+	ATF_TP_ADD_TC(tp, params_unknown_member_refused_meta_taken);
+	ATF_TP_ADD_TC(tp, params_meta_not_an_object_refused);
+	ATF_TP_ADD_TC(tp, unknown_methods_params_not_read);
+	ATF_TP_ADD_TC(tp, duplicate_key_in_params_refused);
+	ATF_TP_ADD_TC(tp, encode_initialize_at_bound);
+	ATF_TP_ADD_TC(tp, encode_result_at_bound);
+	ATF_TP_ADD_TC(tp, encode_error_at_bound);
+	ATF_TP_ADD_TC(tp, encode_tool_result_at_bound);
+	ATF_TP_ADD_TC(tp, encode_tool_result_members_of_wrong_type);
+	ATF_TP_ADD_TC(tp, encode_tool_result_wrapped_at_bound);
+	ATF_TP_ADD_TC(tp, encode_refusal_at_bound);
+	ATF_TP_ADD_TC(tp, encode_list_changed_at_bound);
+	ATF_TP_ADD_TC(tp, encode_list_at_bound);
+	ATF_TP_ADD_TC(tp, list_failure_final);
+	ATF_TP_ADD_TC(tp, schema_strip_at_bound);
 	return atf_no_error();
 }

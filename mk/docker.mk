@@ -72,7 +72,8 @@ regress/docker/sandbox_test: obj-test/regress/docker/sandbox_test.o \
 # SDK (regress/fixtures/sdk-agent.mjs, examples/store/sdk-agent.mjs) when
 # scripts/npm-servers has installed it.
 docker-images: $(CMCP_INIT) $(DKR_FIXTURES) $(AGENT_FIXTURES) \
-    regress/fixtures/mcp-recorder bench/calls-agent examples/store/agent-model \
+    regress/fixtures/mcp-recorder regress/fixtures/mcp-hostile \
+    regress/fixtures/mcp-escape bench/calls-agent examples/store/agent-model \
     sandbox-image
 	regress/docker/build-images regress/docker/fixtures $(CMCP_INIT)
 

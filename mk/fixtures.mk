@@ -4,7 +4,7 @@
 #   make agent-fixtures   agent-script, agent-adversary: agents for the
 #                         test images
 #   make mcp-fixtures     the gateway's MCP servers: mcp-recorder,
-#                         mcp-hostile, mcp-relist
+#                         mcp-hostile, mcp-relist, mcp-escape
 #   make bounds-fixtures  the bound matrix's server (regress/bounds)
 #   make observers        tcp-observer, udp-observer, on the host
 #   make fixtures-units   the agents, the observers and their test
@@ -19,7 +19,7 @@
 
 AGENT_FIXTURES=	regress/fixtures/agent-script regress/fixtures/agent-adversary
 MCP_FIXTURES=	regress/fixtures/mcp-recorder regress/fixtures/mcp-hostile \
-		regress/fixtures/mcp-relist
+		regress/fixtures/mcp-relist regress/fixtures/mcp-escape
 # The server the parent's spawner starts (regress/parent).
 MCPS_FIXTURES=	regress/fixtures/mcps-server
 BOUNDS_FIXTURES= regress/fixtures/mcp-bounds

@@ -24,8 +24,9 @@ struct parent_testopt	 parent_test = { CMCP_CORE_PATTERN, { { 0, 0 } }, 0,
 /*
  * Test build only: -X corepattern=PATH, -X probe=PROC:ATTEMPT,
  * -X nosandbox=PROC, -X noready=PROC, -X nosession (run starts the
- * children and no session), -X weaken=network|rootfs|logs|core (a profile
- * field weakened at create, for admission to refuse; repeated, the fields
+ * children and no session), -X weaken=network|rootfs|logs|core|mount_rw
+ * (a profile field weakened at create, mount_rw a server's ro binds made
+ * read-write, for admission to refuse; repeated, the fields
  * combine: a core dump needs weaken=core and a writable place such as
  * weaken=rootfs), -X stdout=FILE (the
  * bridge copies the workload's stdout there), -X nowatchdog (the watchdog
@@ -64,6 +65,8 @@ parent_test_option(const char *spec)
 			parent_test.weaken |= WEAKEN_LOGS;
 		else if (strcmp(spec + 7, "core") == 0)
 			parent_test.weaken |= WEAKEN_CORE;
+		else if (strcmp(spec + 7, "mount_rw") == 0)
+			parent_test.weaken |= WEAKEN_MOUNT_RW;
 		else
 			fatalx("-X %s: unknown field", spec);
 		return;

@@ -65,6 +65,7 @@ struct dkr_server {
 	size_t			 headlen;
 	const char		*code;
 	char			 why[DKR_WHY_BYTES];
+	int			 bypassed;	/* test build: refused, let by */
 };
 
 __BEGIN_DECLS

@@ -51,6 +51,13 @@
 #define CONF_MEMORY_BYTES	(256ULL * 1024 * 1024)
 #define CONF_PIDS		64
 #define CONF_NOFILE		64
+/*
+ * A server in a container has no nofile statement: node's ESM loader
+ * opens a module graph's files at once, and server-filesystem's (zod v4
+ * and its locales) failed with EMFILE at 144 and started at 152.  Twice
+ * the agent's default would not hold it; 256 leaves it two-thirds again.
+ */
+#define CONF_SERVER_NOFILE	256
 #define CONF_SERVER_TOOLS	MCP_TOOLS
 
 /* Where a statement was written, for messages after the parse. */

@@ -224,7 +224,7 @@ parent_server_ctr_prepare(const struct cmcp_conf *conf)
 		sv->sv_gid = srv->user.gid;
 		sv->sv_memory_bytes = srv->memory_bytes;
 		sv->sv_pids = srv->pids;
-		sv->sv_nofile = CONF_NOFILE;
+		sv->sv_nofile = CONF_SERVER_NOFILE;
 		sv->sv_deadline_ms = parent_sess.up_wait_ms +
 		    (int64_t)conf->c_agent.ctr.timeout_ms +
 		    parent_sess.gw_wait_ms + 4 *

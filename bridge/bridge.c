@@ -65,6 +65,7 @@ struct bridge_session {
 	size_t			 payloadlen;
 	int			 initial;	/* initial frame queued */
 	int			 outstanding;	/* a request at the gateway */
+	int			 lost;		/* an upstream, before admit */
 	uint32_t		 calls;		/* requests forwarded */
 	size_t			 pendoff;	/* stdout not yet split */
 	size_t			 pendlen;
@@ -133,6 +134,7 @@ static void	bridge_dispatch_gateway(struct imsg *);
 static void	bridge_dispatch_watchdog(struct imsg *);
 static void	bridge_dispatch_docker(struct imsg *);
 static void	bridge_session(struct imsg *);
+static void	bridge_lost(struct imsg *);
 static void	bridge_stream(struct imsg *);
 static void	bridge_stream_open(void);
 static void	bridge_payload_recv(struct imsg *);
@@ -227,6 +229,9 @@ bridge_dispatch_gateway(struct imsg *imsg)
 	case IMSG_GW_TOOLS_END:
 		bridge_tools_msg(imsg);
 		break;
+	case IMSG_GW_LOST:
+		bridge_lost(imsg);
+		break;
 	default:
 		proc_unexpected(PROC_GATEWAY, imsg);
 	}
@@ -255,6 +260,10 @@ bridge_dispatch_docker(struct imsg *imsg)
 		if (!bs.streaming || bs.admitted)
 			fatalx("channel dockerd-client: unexpected admit");
 		bs.admitted = 1;
+		if (bs.lost) {
+			bridge_end(OUTCOME_UPSTREAM_FAILED, "upstream_closed");
+			break;
+		}
 		if (!bs.ended && bs.active)
 			bridge_payload_send();
 		break;
@@ -292,6 +301,25 @@ bridge_session(struct imsg *imsg)
 	bridge_wd_start();
 	if (bs.streaming)
 		bridge_stream_open();
+}
+
+/*
+ * A server's container stream closed with no request at the gateway
+ * (issue 14): the session ends as a call to it would have, once the
+ * agent's container is admitted, so that its stop follows its start.
+ */
+static void
+bridge_lost(struct imsg *imsg)
+{
+	if (imsg_get_len(imsg) != 0)
+		fatalx("channel gateway: bad upstream loss");
+	if (bs.ended)
+		return;
+	if (!bs.admitted) {
+		bs.lost = 1;
+		return;
+	}
+	bridge_end(OUTCOME_UPSTREAM_FAILED, "upstream_closed");
 }
 
 /*

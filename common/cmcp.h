@@ -126,6 +126,8 @@ enum imsg_type {
 				   container verified, running */
 	IMSG_SRV_FAILED,	/* dockerd-client -> gateway: server_failed,
 				   no stream will come */
+	IMSG_GW_LOST,		/* gateway -> bridge: no data, a server's
+				   container stream closed between calls */
 	IMSG_TYPE_MAX
 };
 

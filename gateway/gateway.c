@@ -38,7 +38,9 @@
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <event.h>
@@ -70,6 +72,8 @@ struct gw_upstream {
 	const struct conf_server *u_srv;
 	struct mcp_client	 u_mc;
 	int			 u_waiting;	/* its container's stream */
+	int			 u_watched;	/* u_ev added */
+	struct event		 u_ev;		/* its end, between calls */
 	uint64_t		 u_relists;	/* recorded so far */
 	uint64_t		 u_moves;	/* ... that moved the pin */
 };
@@ -149,6 +153,9 @@ static void	gw_servers_recv(const struct gw_config *);
 static void	gw_server_stream(struct imsg *);
 static void	gw_server_failed(struct imsg *);
 static void	gw_upstreams_verdict(const char *);
+static void	gw_watch_start(void);
+static void	gw_watch_stop(struct gw_upstream *);
+static void	gw_watch(int, short, void *);
 static void	gw_server_limits(const struct conf_server *,
 		    struct mcp_limits *);
 static void	gw_server_allow(struct gw_upstream *);
@@ -556,6 +563,75 @@ gw_upstreams_verdict(const char *reason)
 	gw.checked = 1;
 	gw.refused = reason != NULL;
 	proc_compose(PROC_PARENT, IMSG_GW_UPSTREAMS, &gu, sizeof(gu));
+	if (reason == NULL)
+		gw_watch_start();
+}
+
+/*
+ * A server's container that exits closes its attach stream, which no
+ * one reads between calls: watch each for its end, so that the session
+ * ends then rather than at the next call to it (issue 14).
+ */
+static void
+gw_watch_start(void)
+{
+	struct gw_upstream	*up;
+	size_t			 i;
+
+	for (i = 0; i < gw.nup; i++) {
+		up = &gw.up[i];
+		if (!up->u_mc.stream || up->u_mc.rfd == -1)
+			continue;
+		event_set(&up->u_ev, up->u_mc.rfd, EV_READ | EV_PERSIST,
+		    gw_watch, up);
+		if (event_add(&up->u_ev, NULL) == -1)
+			fatalx("event_add failed");
+		up->u_watched = 1;
+	}
+}
+
+static void
+gw_watch_stop(struct gw_upstream *up)
+{
+	if (!up->u_watched)
+		return;
+	if (event_del(&up->u_ev) == -1)
+		fatalx("event_del failed");
+	up->u_watched = 0;
+}
+
+/*
+ * The stream is readable with no call under way: its end (or an error)
+ * ends the session as upstream_failed.  Bytes nobody asked for are left
+ * for the next call to read and judge; the watch stops, not to spin.
+ */
+static void
+gw_watch(int fd, short event, void *arg)
+{
+	struct gw_upstream	*up = arg;
+	struct msghdr		 msg;
+	struct iovec		 iov;
+	unsigned char		 c;
+	ssize_t			 n;
+
+	(void)event;
+	/* recvmsg(2): the one receive call the sandbox allows */
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &c;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if ((n = recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT)) == -1 &&
+	    (errno == EAGAIN || errno == EINTR))
+		return;
+	gw_watch_stop(up);
+	/* not a socket: nothing to peek at, the next call will tell */
+	if (n > 0 || gw.ended || (n == -1 && errno == ENOTSOCK))
+		return;
+	log_warnx("server %s: its container's stream closed",
+	    up->u_srv->name);
+	proc_compose(PROC_BRIDGE, IMSG_GW_LOST, NULL, 0);
+	proc_flush(PROC_BRIDGE);
 }
 
 /*
@@ -674,8 +750,10 @@ gw_end(void)
 	}
 	if (gw.pol_queued)
 		gw_policy_apply();
-	for (i = 0; i < gw.nup; i++)
+	for (i = 0; i < gw.nup; i++) {
+		gw_watch_stop(&gw.up[i]);
 		mcp_close(&gw.up[i].u_mc);
+	}
 	gw.report_wait = 1;
 	if (auditc_recorded(gw_recorded, NULL) == -1)
 		gw_report();

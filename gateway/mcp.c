@@ -77,6 +77,7 @@ static enum mcp_error	 mcp_start(struct mcp_client *, int, int);
 static enum mcp_error	 mcp_fail(struct mcp_client *, enum mcp_error);
 static enum mcp_error	 mcp_begin(struct mcp_client *);
 static enum mcp_error	 mcp_remaining(const struct mcp_client *, int *);
+static enum mcp_error	 mcp_poll(struct mcp_client *, int, short);
 static enum mcp_error	 mcp_send(struct mcp_client *, const char *, size_t);
 static ssize_t		 mcp_write(const struct mcp_client *, const void *,
 			    size_t);
@@ -733,20 +734,19 @@ mcp_remaining(const struct mcp_client *c, int *ms)
 	return MCP_OK;
 }
 
+/* Until fd is ready for events, or the operation's deadline. */
 static enum mcp_error
-mcp_send(struct mcp_client *c, const char *buf, size_t len)
+mcp_poll(struct mcp_client *c, int fd, short events)
 {
 	struct pollfd	 pfd;
-	ssize_t		 n;
-	size_t		 off = 0;
 	int		 ms;
 	enum mcp_error	 e;
 
-	while (off < len) {
+	for (;;) {
 		if ((e = mcp_remaining(c, &ms)) != MCP_OK)
 			return e;
-		pfd.fd = c->wfd;
-		pfd.events = POLLOUT;
+		pfd.fd = fd;
+		pfd.events = events;
 		pfd.revents = 0;
 		switch (poll(&pfd, 1, ms)) {
 		case -1:
@@ -756,8 +756,20 @@ mcp_send(struct mcp_client *c, const char *buf, size_t len)
 		case 0:
 			return MCP_E_TIMEOUT;
 		}
-		if (pfd.revents & POLLNVAL)
-			return MCP_E_SYSTEM;
+		return (pfd.revents & POLLNVAL) ? MCP_E_SYSTEM : MCP_OK;
+	}
+}
+
+static enum mcp_error
+mcp_send(struct mcp_client *c, const char *buf, size_t len)
+{
+	ssize_t		 n;
+	size_t		 off = 0;
+	enum mcp_error	 e;
+
+	while (off < len) {
+		if ((e = mcp_poll(c, c->wfd, POLLOUT)) != MCP_OK)
+			return e;
 		if ((n = mcp_write(c, buf + off, len - off)) == -1) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
@@ -833,7 +845,6 @@ mcp_bufline(struct mcp_client *c, const char **line, size_t *len)
 static enum mcp_error
 mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 {
-	struct pollfd	 pfd;
 	size_t		 got;
 	int		 ms;
 	enum mcp_error	 e;
@@ -844,24 +855,13 @@ mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 		if (c->rlen > c->lim.response_bytes)
 			return MCP_E_TOO_LARGE;
 
-		if ((e = mcp_remaining(c, &ms)) != MCP_OK)
-			return e;
 		/* The bytes that came with the stream's open need no wait. */
-		if (c->head == NULL) {
-			pfd.fd = c->rfd;
-			pfd.events = POLLIN;
-			pfd.revents = 0;
-			switch (poll(&pfd, 1, ms)) {
-			case -1:
-				if (errno == EINTR)
-					continue;
-				return MCP_E_SYSTEM;
-			case 0:
-				return MCP_E_TIMEOUT;
-			}
-			if (pfd.revents & POLLNVAL)
-				return MCP_E_SYSTEM;
-		}
+		if (c->head != NULL)
+			e = mcp_remaining(c, &ms);
+		else
+			e = mcp_poll(c, c->rfd, POLLIN);
+		if (e != MCP_OK)
+			return e;
 		if ((e = mcp_fill(c, &got)) != MCP_OK)
 			return e;
 	}

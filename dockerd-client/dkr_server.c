@@ -251,7 +251,8 @@ dkr_server_start(struct dkr_client *c, struct dkr_server *sv)
 }
 
 /*
- * SIGKILL (204, or 409 when it is not running), delete with force, and
+ * SIGKILL (204, or 409 when it is not running), its exit status read
+ * (ended, status), delete with force, and
  * believe only a 404 from inspect; a delete may race the engine's own
  * teardown of the dying container, so it is tried a few times.  The
  * stream, if still held, is closed first.  0 when gone, -1 when its
@@ -270,7 +271,14 @@ dkr_server_remove(struct dkr_client *c, struct dkr_server *sv)
 	sv->headlen = 0;
 	if (sv->gone)
 		return 0;
-	(void)dkr_kill(c, sv->id);
+	/*
+	 * Its exit status, for the log: a container that was still running
+	 * dies of the SIGKILL (128 + 9); any other status is what it ended
+	 * with on its own (a server that closed its stream, say).
+	 */
+	if (dkr_kill(c, sv->id) != -1 && dkr_wait(c, sv->id,
+	    DKR_SERVER_STATUS_WAIT_MS, &sv->status) == 0)
+		sv->ended = 1;
 	for (try = 0; try < DKR_SERVER_DELETE_TRIES; try++) {
 		if (try > 0 && poll(NULL, 0, DKR_SERVER_DELETE_WAIT_MS) == -1 &&
 		    errno != EINTR)

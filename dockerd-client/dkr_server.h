@@ -40,6 +40,8 @@
 /* Removal: deletes tried, and the pause between them. */
 #define DKR_SERVER_DELETE_TRIES	10
 #define DKR_SERVER_DELETE_WAIT_MS 100
+/* Removal: how long the status of the killed container is waited for. */
+#define DKR_SERVER_STATUS_WAIT_MS 2000
 
 /* IMSG_SRV_FAILED's reasons (struct server_failed). */
 #define DKR_SRV_REFUSED		"admission_refused"
@@ -66,6 +68,8 @@ struct dkr_server {
 	const char		*code;
 	char			 why[DKR_WHY_BYTES];
 	int			 bypassed;	/* test build: refused, let by */
+	int			 ended;		/* status read at removal */
+	int64_t			 status;	/* its exit status then */
 };
 
 __BEGIN_DECLS

@@ -24,6 +24,7 @@
 #include <event.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1390,6 +1391,10 @@ dkr_srv_remove(struct dkr_srv *s)
 	int			 had = !sv->gone;
 
 	if (dkr_server_remove(&dkr.client, sv) == 0) {
+		if (had && sv->ended &&
+		    sv->status != CMCP_INIT_SIG_BASE + SIGKILL)
+			log_warnx("server %s: its container had ended, "
+			    "status %lld", sv->name, (long long)sv->status);
 		if (had) {
 			dkr_srv_audit(s, AUDIT_K_CONTAINER, AUDIT_D_NONE,
 			    "removed_confirmed", NULL);

@@ -68,13 +68,14 @@ regress/docker/sandbox_test: obj-test/regress/docker/sandbox_test.o \
 	    $(LDLIBS) -lm
 
 # The fixture image carries the agent fixtures and the calls benchmark's
-# agent, the store image agent-model, the node image the MCP agents on the
+# agent, the store image agent-model, the storesrv image store-mcp (the
+# demo's server in its container), the node image the MCP agents on the
 # SDK (regress/fixtures/sdk-agent.mjs, examples/store/sdk-agent.mjs) when
 # scripts/npm-servers has installed it.
 docker-images: $(CMCP_INIT) $(DKR_FIXTURES) $(AGENT_FIXTURES) \
     regress/fixtures/mcp-recorder regress/fixtures/mcp-hostile \
     regress/fixtures/mcp-escape bench/calls-agent examples/store/agent-model \
-    sandbox-image
+    examples/store/store-mcp sandbox-image
 	regress/docker/build-images regress/docker/fixtures $(CMCP_INIT)
 
 sandbox-image: $(CMCP_INIT) $(SANDBOX_RUNNER) $(SANDBOX_PROBE)

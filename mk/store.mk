@@ -5,8 +5,9 @@
 #   make store-sanitize  the tests under ASan+UBSan, driving the programs
 #                        built so too
 #
-# store-mcp runs on the host as an approved MCP server and links the
-# system libsqlite3.  agent-model and sandbox-runner run inside containers
+# store-mcp is the demo's approved MCP server and links the system
+# libsqlite3; it runs in a container of the storesrv image, which holds
+# it with the libraries ldd names (regress/docker/build-images).  agent-model and sandbox-runner run inside containers
 # built from static binaries: static, no library but libc (agent-model
 # compiles in the project's strict JSON reader, common/json.c).
 

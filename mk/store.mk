@@ -7,9 +7,10 @@
 #
 # store-mcp is the demo's approved MCP server and links the system
 # libsqlite3; it runs in a container of the storesrv image, which holds
-# it with the libraries ldd names (regress/docker/build-images).  agent-model and sandbox-runner run inside containers
-# built from static binaries: static, no library but libc (agent-model
-# compiles in the project's strict JSON reader, common/json.c).
+# it with the libraries ldd names (regress/docker/build-images).
+# agent-model and sandbox-runner run inside containers built from static
+# binaries: static, no library but libc (agent-model compiles in the
+# project's strict JSON reader, common/json.c).
 
 STORE_MCP=	examples/store/store-mcp
 STORE_STATIC=	examples/store/agent-model examples/store/sandbox-runner

@@ -23,13 +23,17 @@
 #   make bench-upstream   per-call latency of server-everything's echo
 #                         (npm-servers), confined and from the C client
 #                         directly
+#   make bench-servers    a server in a container of its own beside the
+#                         same server on the host: session time, time to
+#                         servers ready, per-call latency (SERVERS_SESSIONS
+#                         of each, alternating)
 
 BENCH_PROGS=	bench/audit bench/startup bench/calls-agent bench/calls-tool
 
 CPPFLAGS.bench=	-Iauditor -Igateway -Iregress/fixtures $(SQLITE_CFLAGS)
 
 BENCH_TARGETS+=	bench-startup bench-audit bench-calls bench-watchdog \
-		bench-memory bench-upstream
+		bench-memory bench-upstream bench-servers
 CLEANFILES+=	$(BENCH_PROGS)
 
 .PHONY: $(BENCH_TARGETS)
@@ -98,3 +102,13 @@ bench-upstream: npm-servers $(TPROG) $(CMCP_INIT) bench/calls-agent \
 	$(MAKE) -s docker-images
 	@mkdir -p bench/results
 	bench/upstream -s $(UPSTREAM_SESSIONS) -o bench/results/upstream.tsv
+
+SERVERS_SESSIONS?=	10
+bench-servers: $(TPROG) $(CMCP_INIT) $(MCP_FIXTURES) bench/calls-agent \
+    bench/calls-tool
+	@regress/docker/dockerd-env status >/dev/null 2>&1 || { \
+	    echo "bench-servers: no private engine;" \
+	        "run regress/docker/dockerd-env start"; exit 1; }
+	$(MAKE) -s docker-images
+	@mkdir -p bench/results
+	bench/servers -s $(SERVERS_SESSIONS) -o bench/results/servers.tsv

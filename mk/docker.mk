@@ -34,7 +34,7 @@ ALL+=		$(DKR_FIXTURES) $(SANDBOX_PROBE) regress/docker/engine_test
 SANITIZE+=	docker-sanitize
 CLEANFILES+=	$(IMAGES_ENV) $(SANDBOX_ENV)
 
-.PHONY: docker-fixtures docker-images sandbox-image docker-sanitize
+.PHONY: docker-fixtures docker-images sandbox-image docker-sanitize syscalls
 
 docker-fixtures: $(DKR_FIXTURES)
 
@@ -89,3 +89,9 @@ docker-sanitize: regress/docker/verify_test
 	    -o obj-san/verify_test regress/docker/verify_test.c \
 	    $(DKR_PURE_SRCS) $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
 	scripts/san-run obj-san/verify_test -s $(CURDIR)/regress/docker
+
+# Issue 15: the system calls the containers' workloads make, measured with
+# strace -f (obj/syscalls/*.calls and a table of who needs each).
+syscalls: $(CMCP_INIT) $(AGENT_FIXTURES) $(MCP_FIXTURES) \
+    examples/store/sandbox-runner
+	regress/docker/syscalls-measure -o obj/syscalls

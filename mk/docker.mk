@@ -29,7 +29,8 @@ DKR_API_SRCS=	$(DKR_PURE_SRCS) dockerd-client/dkr_api.c
 SANDBOX_SRCS=	dockerd-client/dkr_sandbox.c common/sbstream.c $(DKR_API_SRCS)
 SERVER_SRCS=	dockerd-client/dkr_server.c $(DKR_API_SRCS)
 
-UNIT_TESTS+=	regress/docker/verify_test regress/docker/sandbox_test
+UNIT_TESTS+=	regress/docker/verify_test regress/docker/sandbox_test \
+		regress/docker/seccomp_test
 ALL+=		$(DKR_FIXTURES) $(SANDBOX_PROBE) regress/docker/engine_test
 SANITIZE+=	docker-sanitize
 CLEANFILES+=	$(IMAGES_ENV) $(SANDBOX_ENV)
@@ -52,6 +53,11 @@ obj-static/init/cmcp-init-dumpable.o: init/cmcp-init.c
 regress/docker/verify_test: obj/regress/docker/verify_test.o \
     $(DKR_PURE_SRCS:%.c=obj/%.o)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
+
+# Issue 15: the seccomp profile's table against its measurement.
+regress/docker/seccomp_test: obj/regress/docker/seccomp_test.o \
+    obj/dockerd-client/dkr_seccomp.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS)
 
 # A test build too: a server's template can be weakened and its refusal
 # bypassed, to show what the read-only bind's check keeps out.
@@ -83,12 +89,16 @@ sandbox-image: $(CMCP_INIT) $(SANDBOX_RUNNER) $(SANDBOX_PROBE)
 	    $(SANDBOX_RUNNER) $(CMCP_INIT) $(SANDBOX_PROBE)
 
 # ATF finds its srcdir by the program of the same name in it.
-docker-sanitize: regress/docker/verify_test
+docker-sanitize: regress/docker/verify_test regress/docker/seccomp_test
 	@mkdir -p obj-san
 	$(CC) $(CPPFLAGS) $(CPPFLAGS.regress/docker) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/verify_test regress/docker/verify_test.c \
 	    $(DKR_PURE_SRCS) $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
 	scripts/san-run obj-san/verify_test -s $(CURDIR)/regress/docker
+	$(CC) $(CPPFLAGS) $(CPPFLAGS.regress/docker) $(WARN) $(SAN_FLAGS) \
+	    -o obj-san/seccomp_test regress/docker/seccomp_test.c \
+	    dockerd-client/dkr_seccomp.c $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS)
+	scripts/san-run obj-san/seccomp_test -s $(CURDIR)/regress/docker
 
 # Issue 15: the system calls the containers' workloads make, measured with
 # strace -f (obj/syscalls/*.calls and a table of who needs each).

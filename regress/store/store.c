@@ -163,6 +163,32 @@ child_send_raw(struct child *c, const void *p, size_t len)
 	}
 }
 
+/*
+ * The line, to a child that may already have ended: one that refuses its
+ * arguments exits before it reads, and the write then meets EPIPE.  0
+ * when all of it was written, -1 at EPIPE.
+ */
+int
+child_send_early(struct child *c, const char *line)
+{
+	size_t		 len = strlen(line);
+	ssize_t		 w;
+
+	ATF_REQUIRE(c->wfd != -1);
+	while (len > 0) {
+		w = write(c->wfd, line, len);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1 && errno == EPIPE)
+			return -1;
+		ATF_REQUIRE_MSG(w != -1, "write to the child: %s",
+		    strerror(errno));
+		line += w;
+		len -= w;
+	}
+	return 0;
+}
+
 void
 child_send(struct child *c, const char *line)
 {

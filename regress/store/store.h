@@ -44,6 +44,7 @@ size_t	 test_file(const char *, char *, size_t);
 /* argv[0] is the path; stderr goes to errfile, created afresh. */
 void	 child_start(struct child *, char *const [], const char *);
 void	 child_send(struct child *, const char *);
+int	 child_send_early(struct child *, const char *);
 void	 child_send_raw(struct child *, const void *, size_t);
 /* The next line without its newline, NUL ended: its length. */
 size_t	 child_recv(struct child *, char *, size_t);

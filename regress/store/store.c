@@ -145,8 +145,9 @@ child_start(struct child *c, char *const argv[], const char *errfile)
 	c->have = 0;
 }
 
-void
-child_send_raw(struct child *c, const void *p, size_t len)
+/* Write all of p; 0, or -1 at EPIPE when epipe_ok (any other error fails). */
+static int
+child_write(struct child *c, const void *p, size_t len, int epipe_ok)
 {
 	const char	*s = p;
 	ssize_t		 w;
@@ -156,11 +157,20 @@ child_send_raw(struct child *c, const void *p, size_t len)
 		w = write(c->wfd, s, len);
 		if (w == -1 && errno == EINTR)
 			continue;
+		if (w == -1 && errno == EPIPE && epipe_ok)
+			return -1;
 		ATF_REQUIRE_MSG(w != -1, "write to the child: %s",
 		    strerror(errno));
 		s += w;
 		len -= w;
 	}
+	return 0;
+}
+
+void
+child_send_raw(struct child *c, const void *p, size_t len)
+{
+	(void)child_write(c, p, len, 0);
 }
 
 /*
@@ -171,22 +181,7 @@ child_send_raw(struct child *c, const void *p, size_t len)
 int
 child_send_early(struct child *c, const char *line)
 {
-	size_t		 len = strlen(line);
-	ssize_t		 w;
-
-	ATF_REQUIRE(c->wfd != -1);
-	while (len > 0) {
-		w = write(c->wfd, line, len);
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1 && errno == EPIPE)
-			return -1;
-		ATF_REQUIRE_MSG(w != -1, "write to the child: %s",
-		    strerror(errno));
-		line += w;
-		len -= w;
-	}
-	return 0;
+	return child_write(c, line, strlen(line), 1);
 }
 
 void

@@ -65,16 +65,21 @@ SRCS+=		auditor/auditor.c auditor/auditdb.c
 SRCS+=		watchdog/watchdog.c
 SRCS+=		dockerd-client/dockerd.c dockerd-client/dkr_api.c \
 		dockerd-client/dkr_curl.c dockerd-client/dkr_sandbox.c \
-		dockerd-client/dkr_server.c dockerd-client/dkr_template.c \
-		dockerd-client/dkr_verify.c
+		dockerd-client/dkr_seccomp.c dockerd-client/dkr_server.c \
+		dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
 
 # What a directory's sources take from outside common/: the parent reads
 # the audit store (the audit commands), dockerd-client the engine's JSON
 # and HTTP.  The object rules below add CPPFLAGS.<directory of the source>.
 CPPFLAGS.auditor=	$(SQLITE_CFLAGS)
 CPPFLAGS.gateway=	-Ibridge
-CPPFLAGS.parent=	-Iauditor $(SQLITE_CFLAGS)
+CPPFLAGS.parent=	-Iauditor -Idockerd-client $(SQLITE_CFLAGS)
 CPPFLAGS.dockerd-client= $(CJSON_CFLAGS) $(CURL_CFLAGS)
+# make SECCOMP_MEASURE=1 (a separate tree: regress/docker/syscalls-measure
+# -s): every container is sent and admitted with the logging profile.
+ifeq ($(SECCOMP_MEASURE),1)
+CPPFLAGS.dockerd-client+= -DDKR_SECCOMP_MEASURE
+endif
 # libcurl dockerd-client loads itself (dkr_curl.c), so it is not linked.
 SUITE_LIBS=	$(SQLITE_LIBS) $(CJSON_LIBS) -lm
 

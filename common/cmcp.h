@@ -247,7 +247,10 @@ enum session_weaken {
 	WEAKEN_LOGS =		0x04,	/* LogConfig json-file */
 	WEAKEN_CORE =		0x08,	/* Ulimits core 64M:64M */
 	WEAKEN_MOUNT_RW =	0x10,	/* a server's ro binds read-write */
-	WEAKEN_MAX =		0x20
+	WEAKEN_SECCOMP_DEFAULT = 0x20,	/* no seccomp entry: the engine's */
+	WEAKEN_SECCOMP_UNCONFINED = 0x40, /* seccomp=unconfined */
+	WEAKEN_SECCOMP_PLUS =	0x80,	/* ours with io_uring_setup allowed */
+	WEAKEN_MAX =		0x100
 };
 
 /* IMSG_SESSION_DOCKER: everything dockerd-client needs, fixed fields. */

@@ -56,6 +56,9 @@
 #define DKR_ATTACH_HEAD_BYTES	(16 * 1024)
 #define DKR_LIST_MAX		256
 
+/* The engine's own AppArmor profile, where AppArmor is on. */
+#define DKR_APPARMOR_DEFAULT	"docker-default"
+
 #ifdef CMCP_TEST
 /* Test build: what WEAKEN_CORE lifts the core limit to, soft and hard. */
 #define DKR_WEAKEN_CORE_BYTES	(64LL * 1024 * 1024)
@@ -167,6 +170,7 @@ enum dkr_reason {
 	DKR_R_CAPDROP,
 	DKR_R_CAPADD,
 	DKR_R_SECOPT,
+	DKR_R_SECCOMP,
 	DKR_R_LOG,
 	DKR_R_RESTART,
 	DKR_R_AUTOREMOVE,

@@ -19,6 +19,8 @@
 #include <cjson/cJSON.h>
 
 #include "dkr_seccomp.h"
+#include "json.h"
+#include "sha256.h"
 
 const struct dkr_sc_call dkr_sc_calls[] = {
 	/* all: the C runtime's start, memory, exit (cmcp-init, static C) */
@@ -110,6 +112,10 @@ const size_t dkr_sc_ncalls = sizeof(dkr_sc_calls) / sizeof(dkr_sc_calls[0]);
 
 static cJSON	*sc_rule(enum dkr_sc_rule, const char **, size_t);
 static cJSON	*sc_arg(unsigned long, unsigned long, const char *);
+static char	*sc_build(int, const char *);
+static char	*sc_canonical(char *);
+
+static const struct json_limits sc_limits = { DKR_SECCOMP_BYTES - 1, 8 };
 
 /* {"index":0,"value":V,"valueTwo":V2,"op":OP} */
 static cJSON *
@@ -173,8 +179,12 @@ sc_rule(enum dkr_sc_rule rule, const char **names, size_t n)
 	return NULL;
 }
 
-char *
-dkr_seccomp_json(int log)
+/*
+ * The profile's JSON: the table's calls by rule, in table order, and
+ * extra (the test build's one call added) first among the allowed.
+ */
+static char *
+sc_build(int log, const char *extra)
 {
 	static const enum dkr_sc_rule	 rules[] = {
 		DKR_SC_ALLOW, DKR_SC_CLONE, DKR_SC_AF_UNIX, DKR_SC_ENOSYS
@@ -184,7 +194,7 @@ dkr_seccomp_json(int log)
 	char		 *s = NULL;
 	size_t		  i, r, n;
 
-	if ((names = calloc(dkr_sc_ncalls, sizeof(*names))) == NULL)
+	if ((names = calloc(dkr_sc_ncalls + 1, sizeof(*names))) == NULL)
 		return NULL;
 	if ((root = cJSON_CreateObject()) == NULL ||
 	    cJSON_AddStringToObject(root, "defaultAction",
@@ -197,7 +207,10 @@ dkr_seccomp_json(int log)
 	    (calls = cJSON_AddArrayToObject(root, "syscalls")) == NULL)
 		goto done;
 	for (r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
-		for (i = n = 0; i < dkr_sc_ncalls; i++)
+		n = 0;
+		if (extra != NULL && rules[r] == DKR_SC_ALLOW)
+			names[n++] = extra;
+		for (i = 0; i < dkr_sc_ncalls; i++)
 			if (dkr_sc_calls[i].rule == rules[r])
 				names[n++] = dkr_sc_calls[i].name;
 		if (n == 0)
@@ -221,3 +234,87 @@ dkr_seccomp_json(int log)
 	free(names);
 	return s;
 }
+
+char *
+dkr_seccomp_json(int log)
+{
+	return sc_build(log, NULL);
+}
+
+/* s (consumed) in its canonical form, malloc'd; NULL if refused. */
+static char *
+sc_canonical(char *s)
+{
+	char	*c;
+	size_t	 len;
+
+	if (s == NULL)
+		return NULL;
+	if ((c = malloc(DKR_SECCOMP_BYTES)) != NULL &&
+	    json_canon(s, strlen(s), &sc_limits, c, DKR_SECCOMP_BYTES, &len) !=
+	    JSON_OK) {
+		free(c);
+		c = NULL;
+	}
+	free(s);
+	return c;
+}
+
+const char *
+dkr_seccomp_profile(void)
+{
+	static char	*profile;
+
+#ifdef DKR_SECCOMP_MEASURE
+	if (profile == NULL)
+		profile = sc_canonical(sc_build(1, NULL));
+#else
+	if (profile == NULL)
+		profile = sc_canonical(sc_build(0, NULL));
+#endif
+	return profile;
+}
+
+int
+dkr_seccomp_digest(const char *json, size_t len,
+    uint8_t digest[SHA256_DIGEST_BYTES])
+{
+	char	*c;
+	size_t	 clen;
+
+	if ((c = malloc(DKR_SECCOMP_BYTES)) == NULL)
+		return -1;
+	if (json_canon(json, len, &sc_limits, c, DKR_SECCOMP_BYTES, &clen) !=
+	    JSON_OK) {
+		free(c);
+		return -1;
+	}
+	sha256(c, clen, digest);
+	free(c);
+	return 0;
+}
+
+int
+dkr_seccomp_ours(uint8_t digest[SHA256_DIGEST_BYTES])
+{
+	static uint8_t	 ours[SHA256_DIGEST_BYTES];
+	static int	 done;
+	const char	*p;
+
+	if (!done) {
+		if ((p = dkr_seccomp_profile()) == NULL)
+			return -1;
+		sha256(p, strlen(p), ours);
+		done = 1;
+	}
+	memcpy(digest, ours, sizeof(ours));
+	return 0;
+}
+
+#ifdef CMCP_TEST
+char *
+dkr_seccomp_json_plus(const char *name)
+{
+	return sc_canonical(sc_build(0, name));
+}
+#endif

@@ -30,6 +30,7 @@
 #include "cmcp.h"		/* enum session_weaken */
 #endif
 #include "dkr.h"
+#include "dkr_seccomp.h"
 
 static const char *const reasons[DKR_R_MAX] = {
 	[DKR_OK] =		"ok",
@@ -77,6 +78,7 @@ static const char *const reasons[DKR_R_MAX] = {
 	[DKR_R_CAPDROP] =	"HostConfig.CapDrop",
 	[DKR_R_CAPADD] =	"HostConfig.CapAdd",
 	[DKR_R_SECOPT] =	"HostConfig.SecurityOpt",
+	[DKR_R_SECCOMP] =	"HostConfig.SecurityOpt seccomp",
 	[DKR_R_LOG] =		"HostConfig.LogConfig",
 	[DKR_R_RESTART] =	"HostConfig.RestartPolicy",
 	[DKR_R_AUTOREMOVE] =	"HostConfig.AutoRemove",
@@ -382,6 +384,27 @@ add_bind(cJSON *a, const char *source, const char *target, int readonly)
 	return 0;
 }
 
+/*
+ * no-new-privileges and the containers' own seccomp profile, inline
+ * (dkr_seccomp.c): the same two entries for every container kind.
+ */
+static int
+add_secopt(cJSON *hc)
+{
+	const char	*v[2], *profile;
+	char		*sc;
+	int		 rv;
+
+	if ((profile = dkr_seccomp_profile()) == NULL ||
+	    asprintf(&sc, "%s%s", DKR_SECCOMP_OPT, profile) == -1)
+		return -1;
+	v[0] = "no-new-privileges";
+	v[1] = sc;
+	rv = add_strings(hc, "SecurityOpt", v, 2);
+	free(sc);
+	return rv;
+}
+
 /* cmcp-init, read-only, and a server's binds after it; never Binds. */
 static int
 add_mounts(cJSON *hc, const struct dkr_template *t)
@@ -406,7 +429,6 @@ build(const struct dkr_template *t, cJSON *root)
 {
 	const char	*argv[DKR_ARGV_MAX], *env[DKR_ENV_MAX];
 	const char	*ep[DKR_INIT_ARGS_MAX], *none = "none", *drop = "ALL";
-	const char	*nnp = "no-new-privileges";
 	char		 user[32], ms[24];
 	cJSON		*hc, *o, *a;
 	size_t		 i, nep = 0;
@@ -459,7 +481,7 @@ build(const struct dkr_template *t, cJSON *root)
 	    cJSON_AddTrueToObject(hc, "ReadonlyRootfs") == NULL ||
 	    cJSON_AddFalseToObject(hc, "Privileged") == NULL ||
 	    add_strings(hc, "CapDrop", &drop, 1) == -1 ||
-	    add_strings(hc, "SecurityOpt", &nnp, 1) == -1 ||
+	    add_secopt(hc) == -1 ||
 	    cJSON_AddNumberToObject(hc, "PidsLimit", (double)t->pids) == NULL ||
 	    cJSON_AddNumberToObject(hc, "Memory",
 	    (double)t->memory_bytes) == NULL ||
@@ -566,6 +588,42 @@ weaken_mounts(cJSON *hc)
 }
 
 /*
+ * SecurityOpt with its seccomp entry dropped (the engine's default
+ * profile), unconfined, or our profile with one call more allowed.
+ */
+static int
+weaken_seccomp(cJSON *hc, int weaken)
+{
+	cJSON	*a;
+	char	*p = NULL, *sc = NULL;
+	int	 rv = -1;
+
+	if ((a = cJSON_CreateArray()) == NULL ||
+	    !cJSON_AddItemToArray(a, cJSON_CreateString("no-new-privileges")))
+		goto done;
+	if (weaken & WEAKEN_SECCOMP_UNCONFINED) {
+		if (!cJSON_AddItemToArray(a,
+		    cJSON_CreateString(DKR_SECCOMP_OPT "unconfined")))
+			goto done;
+	} else if (weaken & WEAKEN_SECCOMP_PLUS) {
+		if ((p = dkr_seccomp_json_plus("io_uring_setup")) == NULL ||
+		    asprintf(&sc, "%s%s", DKR_SECCOMP_OPT, p) == -1) {
+			sc = NULL;
+			goto done;
+		}
+		if (!cJSON_AddItemToArray(a, cJSON_CreateString(sc)))
+			goto done;
+	}
+	rv = weaken_set(hc, "SecurityOpt", a);
+	a = NULL;
+ done:
+	cJSON_Delete(a);
+	free(p);
+	free(sc);
+	return rv;
+}
+
+/*
  * Test build only: the create body with the fields of weaken (a bitmask
  * of enum session_weaken) changed, for the agent's, the sandbox tool's
  * and the servers' containers alike, so that the tests show admission
@@ -599,6 +657,9 @@ dkr_template_weaken(char *body, int weaken)
 		bad |= weaken_core(hc);
 	if (weaken & WEAKEN_MOUNT_RW)
 		bad |= weaken_mounts(hc);
+	if (weaken & (WEAKEN_SECCOMP_DEFAULT | WEAKEN_SECCOMP_UNCONFINED |
+	    WEAKEN_SECCOMP_PLUS))
+		bad |= weaken_seccomp(hc, weaken);
 	if (!bad)
 		s = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);

@@ -22,6 +22,7 @@
 
 #include "cmcp.h"
 #include "dkr.h"
+#include "dkr_seccomp.h"
 
 /* 2^53: integers below it are exact in a double. */
 #define JSON_MAX_INT	9007199254740992.0
@@ -361,8 +362,13 @@ verify_top(const cJSON *root, const struct dkr_template *t, const char *id,
 	    is_str(st, "Status", "exited"))) ||
 	    !is_bool(st, "Restarting", 0) || !is_bool(st, "Paused", 0))
 		return DKR_R_STATE;
+	/*
+	 * The engine's default profile where AppArmor is on, none where it
+	 * is off; never unconfined, never a profile of someone's choosing.
+	 */
 	s = field(root, "AppArmorProfile");
-	if (!cJSON_IsString(s) || strcmp(s->valuestring, "unconfined") == 0)
+	if (!cJSON_IsString(s) || (strcmp(s->valuestring, "") != 0 &&
+	    strcmp(s->valuestring, DKR_APPARMOR_DEFAULT) != 0))
 		return DKR_R_APPARMOR;
 	return mounts_verify(root, t);
 }
@@ -494,11 +500,40 @@ ulimits_ok(const cJSON *hc, const struct dkr_template *t)
 	return count == (int)nitems(names);
 }
 
+/*
+ * SecurityOpt is exactly no-new-privileges and our seccomp profile, as
+ * sent: the profile compared by the digest of its canonical form, so the
+ * engine's default (no entry), unconfined or any other profile is
+ * refused.
+ */
+static enum dkr_reason
+secopt_verify(const cJSON *hc)
+{
+	const cJSON	*v = field(hc, "SecurityOpt"), *c;
+	uint8_t		 ours[SHA256_DIGEST_BYTES], seen[SHA256_DIGEST_BYTES];
+	const size_t	 plen = sizeof(DKR_SECCOMP_OPT) - 1;
+
+	if (!cJSON_IsArray(v) || (c = v->child) == NULL ||
+	    !cJSON_IsString(c) ||
+	    strcmp(c->valuestring, "no-new-privileges") != 0)
+		return DKR_R_SECOPT;
+	if ((c = c->next) == NULL || !cJSON_IsString(c) ||
+	    strncmp(c->valuestring, DKR_SECCOMP_OPT, plen) != 0)
+		return DKR_R_SECCOMP;
+	if (c->next != NULL)
+		return DKR_R_SECOPT;
+	if (dkr_seccomp_ours(ours) == -1 ||
+	    dkr_seccomp_digest(c->valuestring + plen,
+	    strlen(c->valuestring + plen), seen) == -1 ||
+	    memcmp(ours, seen, sizeof(ours)) != 0)
+		return DKR_R_SECCOMP;
+	return DKR_OK;
+}
+
 static enum dkr_reason
 verify_host(const cJSON *hc, const struct dkr_template *t)
 {
 	static const char *const all[] = { "ALL" };
-	static const char *const nnp[] = { "no-new-privileges" };
 	const cJSON	*v;
 	enum dkr_reason	 r;
 	size_t		 i;
@@ -528,8 +563,8 @@ verify_host(const cJSON *hc, const struct dkr_template *t)
 			return hc_absent[i].reason;
 	if (!is_strings(hc, "CapDrop", all, 1))
 		return DKR_R_CAPDROP;
-	if (!is_strings(hc, "SecurityOpt", nnp, 1))
-		return DKR_R_SECOPT;
+	if ((r = secopt_verify(hc)) != DKR_OK)
+		return r;
 	v = field(hc, "LogConfig");
 	if (!is_str(v, "Type", "none") || !is_empty(v, "Config"))
 		return DKR_R_LOG;

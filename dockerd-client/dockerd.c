@@ -38,6 +38,7 @@
 #include "sha256.h"
 #include "dkr.h"
 #include "dkr_sandbox.h"
+#include "dkr_seccomp.h"
 #include "dkr_server.h"
 
 /* After the end of the stream, the container is about to exit. */
@@ -188,6 +189,7 @@ static void	dkr_audit(enum audit_kind, enum audit_decision, const char *,
 static void	dkr_audit_record(struct audit_record *, enum audit_kind,
 		    enum audit_decision, const char *, const uint8_t *);
 static void	dkr_audit_code(const char *, char *, size_t);
+static void	dkr_audit_seccomp(struct audit_record *);
 static void	dkr_profile_digest(const struct dkr_template *, const char *,
 		    uint8_t *);
 
@@ -520,6 +522,7 @@ dkr_session_prepare(void)
 	dkr_profile_digest(&dkr.tmpl, dkr.id, profile);
 	/* What the bridge's admission will rest on (dkr_admit()). */
 	dkr_audit_record(&ar, AUDIT_K_ADMISSION, AUDIT_D_ALLOW, "", profile);
+	dkr_audit_seccomp(&ar);
 	(void)auditc_durable(&ar, dkr_admission, NULL);
 	if (dkr_stream_attach() == -1)
 		return;
@@ -978,6 +981,20 @@ dkr_audit_record(struct audit_record *ar, enum audit_kind kind,
 }
 
 /*
+ * An admission's second digest: the seccomp profile the container was
+ * admitted with (the first is the whole profile's, dkr_profile_digest()).
+ */
+static void
+dkr_audit_seccomp(struct audit_record *ar)
+{
+	uint8_t	 digest[SHA256_DIGEST_BYTES];
+
+	if (dkr_seccomp_ours(digest) == -1)
+		fatalx("seccomp profile: out of memory");
+	audit_record_digest(ar, AUDIT_HAS_RESPONSE, digest);
+}
+
+/*
  * A refusal's fixed text (never the engine's) as a reason code: lower
  * case letters and digits, each other run of bytes one '_'.
  */
@@ -1287,6 +1304,7 @@ dkr_srv_steps(struct dkr_srv *s)
 #endif
 	dkr_profile_digest(&sv->tmpl, sv->id, profile);
 	dkr_audit_record(&ar, AUDIT_K_ADMISSION, AUDIT_D_ALLOW, "", profile);
+	dkr_audit_seccomp(&ar);
 	if (audit_record_set(&ar, AUDIT_F_TOOL, sv->name) == -1)
 		fatalx("audit: bad record");
 	(void)auditc_durable(&ar, dkr_srv_admission, s);

@@ -24,7 +24,8 @@ CPPFLAGS.regress/docker= -Idockerd-client $(CJSON_CFLAGS) $(CURL_CFLAGS) \
 		$(ATF_CFLAGS)
 
 # The verifier and template without an engine; the client against one.
-DKR_PURE_SRCS=	dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
+DKR_PURE_SRCS=	dockerd-client/dkr_template.c dockerd-client/dkr_verify.c \
+		dockerd-client/dkr_seccomp.c common/json.c common/sha256.c
 DKR_API_SRCS=	$(DKR_PURE_SRCS) dockerd-client/dkr_api.c
 SANDBOX_SRCS=	dockerd-client/dkr_sandbox.c common/sbstream.c $(DKR_API_SRCS)
 SERVER_SRCS=	dockerd-client/dkr_server.c $(DKR_API_SRCS)
@@ -56,7 +57,7 @@ regress/docker/verify_test: obj/regress/docker/verify_test.o \
 
 # Issue 15: the seccomp profile's table against its measurement.
 regress/docker/seccomp_test: obj/regress/docker/seccomp_test.o \
-    obj/dockerd-client/dkr_seccomp.o
+    obj/dockerd-client/dkr_seccomp.o obj/common/json.o obj/common/sha256.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS)
 
 # A test build too: a server's template can be weakened and its refusal
@@ -97,7 +98,8 @@ docker-sanitize: regress/docker/verify_test regress/docker/seccomp_test
 	scripts/san-run obj-san/verify_test -s $(CURDIR)/regress/docker
 	$(CC) $(CPPFLAGS) $(CPPFLAGS.regress/docker) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/seccomp_test regress/docker/seccomp_test.c \
-	    dockerd-client/dkr_seccomp.c $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS)
+	    dockerd-client/dkr_seccomp.c common/json.c common/sha256.c \
+	    $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
 	scripts/san-run obj-san/seccomp_test -s $(CURDIR)/regress/docker
 
 # Issue 15: the system calls the containers' workloads make, measured with

@@ -19,7 +19,8 @@ CPPFLAGS.regress/fuzz= -Ibridge -Igateway -Idockerd-client -Iregress/docker \
 fuzz_imsg_SRCS=	common/imsg.c
 fuzz_config_SRCS= common/parse.c common/printconf.c common/log.c \
 		common/json.c
-fuzz_inspect_SRCS= dockerd-client/dkr_template.c dockerd-client/dkr_verify.c
+fuzz_inspect_SRCS= dockerd-client/dkr_template.c dockerd-client/dkr_verify.c \
+		dockerd-client/dkr_seccomp.c common/json.c common/sha256.c
 fuzz_json_SRCS=	common/json.c
 fuzz_frame_SRCS= bridge/frame.c common/json.c
 fuzz_front_SRCS= bridge/front.c bridge/frame.c common/json.c

@@ -16,9 +16,28 @@
 
 #include "auditdb.h"
 #include "config.h"
+#include "dkr_seccomp.h"
 #include "log.h"
 #include "parent.h"
 #include "proc.h"
+
+/*
+ * The seccomp profile every container is sent and admitted with, as a
+ * comment after the configuration: its digest (the admission record's
+ * response digest) and the number of calls it allows.
+ */
+static void
+print_seccomp(FILE *f)
+{
+	uint8_t	 digest[SHA256_DIGEST_BYTES];
+	char	 hex[SHA256_HEX_BYTES];
+
+	if (dkr_seccomp_ours(digest) == -1)
+		fatalx("seccomp profile: cannot be built");
+	sha256_hex(digest, hex);
+	fprintf(f, "\n# container seccomp profile sha256 %s, "
+	    "%zu calls in its table\n", hex, dkr_sc_ncalls);
+}
 
 void
 parent_check(const char *conffile, int noaction)
@@ -33,9 +52,10 @@ parent_check(const char *conffile, int noaction)
 		exit(1);
 	if (preflight_core_pattern(corepattern) == -1)
 		exit(1);
-	if (noaction)
+	if (noaction) {
 		print_config(conf, stdout);
-	else
+		print_seccomp(stdout);
+	} else
 		fprintf(stderr, "configuration OK\n");
 	free_config(conf);
 	if (fflush(stdout) == EOF)

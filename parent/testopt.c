@@ -24,9 +24,11 @@ struct parent_testopt	 parent_test = { CMCP_CORE_PATTERN, { { 0, 0 } }, 0,
 /*
  * Test build only: -X corepattern=PATH, -X probe=PROC:ATTEMPT,
  * -X nosandbox=PROC, -X noready=PROC, -X nosession (run starts the
- * children and no session), -X weaken=network|rootfs|logs|core|mount_rw
- * (a profile field weakened at create, mount_rw a server's ro binds made
- * read-write, for admission to refuse; repeated, the fields
+ * children and no session), -X weaken=network|rootfs|logs|core|mount_rw|
+ * seccomp_default|seccomp_unconfined|seccomp_plus (a profile field
+ * weakened at create, mount_rw a server's ro binds made read-write, the
+ * seccomp ones the engine's default profile, none, or ours with
+ * io_uring_setup allowed, for admission to refuse; repeated, the fields
  * combine: a core dump needs weaken=core and a writable place such as
  * weaken=rootfs), -X stdout=FILE (the
  * bridge copies the workload's stdout there), -X nowatchdog (the watchdog
@@ -67,6 +69,12 @@ parent_test_option(const char *spec)
 			parent_test.weaken |= WEAKEN_CORE;
 		else if (strcmp(spec + 7, "mount_rw") == 0)
 			parent_test.weaken |= WEAKEN_MOUNT_RW;
+		else if (strcmp(spec + 7, "seccomp_default") == 0)
+			parent_test.weaken |= WEAKEN_SECCOMP_DEFAULT;
+		else if (strcmp(spec + 7, "seccomp_unconfined") == 0)
+			parent_test.weaken |= WEAKEN_SECCOMP_UNCONFINED;
+		else if (strcmp(spec + 7, "seccomp_plus") == 0)
+			parent_test.weaken |= WEAKEN_SECCOMP_PLUS;
 		else
 			fatalx("-X %s: unknown field", spec);
 		return;

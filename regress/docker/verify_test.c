@@ -220,6 +220,79 @@ ATF_TC_BODY(inspect_good_verifies, tc)
 	    sizeof(why)), DKR_OK);
 }
 
+/* The ways profile_edit() changes the seccomp profile in a document. */
+enum sc_edit {
+	SC_ADD_IO_URING,	/* io_uring_setup allowed too */
+	SC_DROP_LAST_NAME,	/* the first group's last call gone */
+	SC_LOG_DEFAULT,		/* defaultAction SCMP_ACT_LOG */
+	SC_ERRNO_38,		/* defaultErrnoRet ENOSYS */
+	SC_CLONE_NO_ARGS,	/* clone allowed with any flags */
+	SC_ARCH_X32,		/* a second architecture */
+	SC_REFORMAT		/* the same profile, keys and spacing moved */
+};
+
+/*
+ * The document's SecurityOpt[1] ("seccomp=<json>") parsed, changed as
+ * edit says, and put back, printed by cJSON (so not in canonical form:
+ * only its digest after canonicalization may decide).
+ */
+static void
+profile_edit(cJSON *root, enum sc_edit edit)
+{
+	cJSON	*so = at(root, "HostConfig.SecurityOpt"), *p, *e, *c;
+	char	*json, *opt;
+
+	ATF_REQUIRE(cJSON_GetArraySize(so) == 2);
+	e = cJSON_GetArrayItem(so, 1);
+	ATF_REQUIRE(cJSON_IsString(e) &&
+	    strncmp(e->valuestring, "seccomp=", 8) == 0);
+	ATF_REQUIRE((p = cJSON_Parse(e->valuestring + 8)) != NULL);
+	c = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "syscalls"), 0);
+	switch (edit) {
+	case SC_ADD_IO_URING:
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c, "names"),
+		    cJSON_CreateString("io_uring_setup"));
+		break;
+	case SC_DROP_LAST_NAME:
+		e = cJSON_GetObjectItem(c, "names");
+		cJSON_DeleteItemFromArray(e, cJSON_GetArraySize(e) - 1);
+		break;
+	case SC_LOG_DEFAULT:
+		cJSON_ReplaceItemInObject(p, "defaultAction",
+		    cJSON_CreateString("SCMP_ACT_LOG"));
+		break;
+	case SC_ERRNO_38:
+		cJSON_ReplaceItemInObject(p, "defaultErrnoRet",
+		    cJSON_CreateNumber(38));
+		break;
+	case SC_CLONE_NO_ARGS:
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(p, "syscalls")) {
+			e = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "names"),
+			    0);
+			if (strcmp(e->valuestring, "clone") == 0)
+				cJSON_DeleteItemFromObject(c, "args");
+		}
+		break;
+	case SC_ARCH_X32:
+		cJSON_AddItemToArray(cJSON_GetObjectItem(p, "architectures"),
+		    cJSON_CreateString("SCMP_ARCH_X32"));
+		break;
+	case SC_REFORMAT:
+		/* the first member last, and cJSON_Print's spacing */
+		e = cJSON_DetachItemViaPointer(p, p->child);
+		cJSON_AddItemToArray(p, e);
+		break;
+	}
+	json = edit == SC_REFORMAT ? cJSON_Print(p) :
+	    cJSON_PrintUnformatted(p);
+	ATF_REQUIRE(json != NULL);
+	ATF_REQUIRE(asprintf(&opt, "seccomp=%s", json) != -1);
+	cJSON_ReplaceItemInArray(so, 1, cJSON_CreateString(opt));
+	free(opt);
+	free(json);
+	cJSON_Delete(p);
+}
+
 /* One test per single-field weakening. */
 #define MUTANT(name, reason, stmt)					\
 ATF_TC_WITHOUT_HEAD(name);						\
@@ -287,9 +360,37 @@ MUTANT(capdrop_partial_refused, DKR_R_CAPDROP,
     set(r, "HostConfig.CapDrop", strs("ALL", "NET_RAW")))
 MUTANT(no_new_privileges_missing_refused, DKR_R_SECOPT,
     set(r, "HostConfig.SecurityOpt", cJSON_CreateNull()))
-MUTANT(seccomp_unconfined_refused, DKR_R_SECOPT,
+MUTANT(seccomp_unconfined_refused, DKR_R_SECCOMP,
     set(r, "HostConfig.SecurityOpt", strs("no-new-privileges",
     "seccomp=unconfined")))
+/* The engine's default profile: no seccomp entry at all. */
+MUTANT(seccomp_default_refused, DKR_R_SECCOMP,
+    set(r, "HostConfig.SecurityOpt", strs("no-new-privileges", NULL)))
+MUTANT(seccomp_file_refused, DKR_R_SECCOMP,
+    set(r, "HostConfig.SecurityOpt", strs("no-new-privileges",
+    "seccomp=/etc/docker/seccomp.json")))
+MUTANT(seccomp_first_refused, DKR_R_SECOPT,
+    cJSON_AddItemToArray(at(r, "HostConfig.SecurityOpt"),
+    cJSON_DetachItemFromArray(at(r, "HostConfig.SecurityOpt"), 0)))
+MUTANT(secopt_third_entry_refused, DKR_R_SECOPT,
+    cJSON_AddItemToArray(at(r, "HostConfig.SecurityOpt"),
+    cJSON_CreateString("apparmor=unconfined")))
+MUTANT(secopt_nnp_false_refused, DKR_R_SECOPT,
+    cJSON_ReplaceItemInArray(at(r, "HostConfig.SecurityOpt"), 0,
+    cJSON_CreateString("no-new-privileges=false")))
+/* Our profile changed in one place each, the rest as sent. */
+MUTANT(seccomp_call_added_refused, DKR_R_SECCOMP,
+    profile_edit(r, SC_ADD_IO_URING))
+MUTANT(seccomp_call_removed_refused, DKR_R_SECCOMP,
+    profile_edit(r, SC_DROP_LAST_NAME))
+MUTANT(seccomp_log_default_refused, DKR_R_SECCOMP,
+    profile_edit(r, SC_LOG_DEFAULT))
+MUTANT(seccomp_errno_changed_refused, DKR_R_SECCOMP,
+    profile_edit(r, SC_ERRNO_38))
+MUTANT(seccomp_clone_unchecked_refused, DKR_R_SECCOMP,
+    profile_edit(r, SC_CLONE_NO_ARGS))
+MUTANT(seccomp_arch_added_refused, DKR_R_SECCOMP,
+    profile_edit(r, SC_ARCH_X32))
 MUTANT(tty_refused, DKR_R_TTY,
     set(r, "Config.Tty", cJSON_CreateTrue()))
 MUTANT(stdin_once_off_refused, DKR_R_STDIO,
@@ -394,6 +495,34 @@ MUTANT(extra_network_refused, DKR_R_NETWORKS,
     cJSON_CreateObject()))
 MUTANT(apparmor_unconfined_refused, DKR_R_APPARMOR,
     set(r, "AppArmorProfile", cJSON_CreateString("unconfined")))
+MUTANT(apparmor_other_refused, DKR_R_APPARMOR,
+    set(r, "AppArmorProfile", cJSON_CreateString("docker-default-x")))
+MUTANT(apparmor_missing_refused, DKR_R_APPARMOR,
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "AppArmorProfile"))
+
+/* What an AppArmor host's engine reports for our containers. */
+ATF_TC_WITHOUT_HEAD(apparmor_engine_default_verifies);
+ATF_TC_BODY(apparmor_engine_default_verifies, tc)
+{
+	cJSON	*r = load(tc, "inspect-good.json");
+	char	 why[DKR_WHY_BYTES];
+
+	set(r, "AppArmorProfile", cJSON_CreateString(DKR_APPARMOR_DEFAULT));
+	ATF_CHECK_EQ_MSG(verify_doc(r, why, sizeof(why)), DKR_OK, "%s", why);
+}
+
+/* The profile's digest is of its canonical form, not of its bytes. */
+ATF_TC_WITHOUT_HEAD(seccomp_reformatted_verifies);
+ATF_TC_BODY(seccomp_reformatted_verifies, tc)
+{
+	cJSON	*r = load(tc, "inspect-good.json");
+	char	 why[DKR_WHY_BYTES];
+
+	profile_edit(r, SC_REFORMAT);
+	ATF_CHECK(strchr(cJSON_GetArrayItem(at(r, "HostConfig.SecurityOpt"),
+	    1)->valuestring, '\n') != NULL);
+	ATF_CHECK_EQ_MSG(verify_doc(r, why, sizeof(why)), DKR_OK, "%s", why);
+}
 MUTANT(state_restarting_refused, DKR_R_STATE,
     set(r, "State.Restarting", cJSON_CreateTrue()))
 MUTANT(state_exited_refused, DKR_R_STATE,
@@ -1116,6 +1245,18 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, capdrop_partial_refused);
 	ATF_TP_ADD_TC(tp, no_new_privileges_missing_refused);
 	ATF_TP_ADD_TC(tp, seccomp_unconfined_refused);
+	ATF_TP_ADD_TC(tp, seccomp_default_refused);
+	ATF_TP_ADD_TC(tp, seccomp_file_refused);
+	ATF_TP_ADD_TC(tp, seccomp_first_refused);
+	ATF_TP_ADD_TC(tp, secopt_third_entry_refused);
+	ATF_TP_ADD_TC(tp, secopt_nnp_false_refused);
+	ATF_TP_ADD_TC(tp, seccomp_call_added_refused);
+	ATF_TP_ADD_TC(tp, seccomp_call_removed_refused);
+	ATF_TP_ADD_TC(tp, seccomp_log_default_refused);
+	ATF_TP_ADD_TC(tp, seccomp_errno_changed_refused);
+	ATF_TP_ADD_TC(tp, seccomp_clone_unchecked_refused);
+	ATF_TP_ADD_TC(tp, seccomp_arch_added_refused);
+	ATF_TP_ADD_TC(tp, seccomp_reformatted_verifies);
 	ATF_TP_ADD_TC(tp, tty_refused);
 	ATF_TP_ADD_TC(tp, stdin_once_off_refused);
 	ATF_TP_ADD_TC(tp, user_root_gid_refused);
@@ -1164,6 +1305,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, healthcheck_refused);
 	ATF_TP_ADD_TC(tp, extra_network_refused);
 	ATF_TP_ADD_TC(tp, apparmor_unconfined_refused);
+	ATF_TP_ADD_TC(tp, apparmor_other_refused);
+	ATF_TP_ADD_TC(tp, apparmor_missing_refused);
+	ATF_TP_ADD_TC(tp, apparmor_engine_default_verifies);
 	ATF_TP_ADD_TC(tp, state_restarting_refused);
 	ATF_TP_ADD_TC(tp, state_exited_refused);
 	ATF_TP_ADD_TC(tp, relay_entrypoint_unasked_refused);

@@ -28,6 +28,7 @@
 
 #include "cmcp.h"
 #include "dkr.h"
+#include "dkr_seccomp.h"
 #include "dkr_server.h"
 
 #define DEFAULT_SOCK	"/run/cmcp-test/docker.sock"
@@ -736,7 +737,8 @@ ATF_TC_WITH_CLEANUP(weakened_containers_refused);
 ATF_TC_HEAD(weakened_containers_refused, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "Containers the engine created "
-	    "weakened are refused at inspection, a misspelt field included");
+	    "weakened are refused at inspection, a misspelt field and "
+	    "each seccomp profile but ours included");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "timeout", "60");
 }
@@ -746,7 +748,7 @@ ATF_TC_BODY(weakened_containers_refused, tc)
 	struct dkr_client	 c;
 	struct dkr_template	 t;
 	struct images		 im;
-	char			 id[DKR_CONTAINER_ID_BYTES];
+	char			 id[DKR_CONTAINER_ID_BYTES], *plus, *opt;
 	cJSON			*log;
 
 	engine(tc, &c);
@@ -762,6 +764,23 @@ ATF_TC_BODY(weakened_containers_refused, tc)
 	ATF_CHECK_EQ(weakened(&c, &t, "CapDrop", "CapDrops",
 	    cJSON_CreateStringArray((const char *[]){ "ALL" }, 1)),
 	    DKR_R_CAPDROP);
+	/*
+	 * The engine's default seccomp profile (no entry), none, and ours
+	 * with one call more: each created as asked and refused.
+	 */
+	ATF_CHECK_EQ(weakened(&c, &t, NULL, "SecurityOpt",
+	    cJSON_CreateStringArray((const char *[]){ "no-new-privileges" },
+	    1)), DKR_R_SECCOMP);
+	ATF_CHECK_EQ(weakened(&c, &t, NULL, "SecurityOpt",
+	    cJSON_CreateStringArray((const char *[]){ "no-new-privileges",
+	    "seccomp=unconfined" }, 2)), DKR_R_SECCOMP);
+	ATF_REQUIRE((plus = dkr_seccomp_json_plus("io_uring_setup")) != NULL);
+	ATF_REQUIRE(asprintf(&opt, "seccomp=%s", plus) != -1);
+	ATF_CHECK_EQ(weakened(&c, &t, NULL, "SecurityOpt",
+	    cJSON_CreateStringArray((const char *[]){ "no-new-privileges",
+	    opt }, 2)), DKR_R_SECCOMP);
+	free(opt);
+	free(plus);
 	/* An image VOLUME is merged in whatever the body says. */
 	tmpl(&t, &im, im.volume, "regress-weak", 20000, argv);
 	create(&c, &t, id);

@@ -1103,6 +1103,23 @@ SB_TC(mutant_rootfs_writable_leaks, "60", "Mutation: ReadonlyRootfs false "
 	    "init EROFS\n");
 }
 
+SB_TC(seccomp_profile_refused_each, "90", "A run's container created "
+    "with the engine's default seccomp profile, unconfined, or ours with "
+    "io_uring_setup allowed (each alone) is refused before it starts, "
+    "removed, nothing read")
+{
+	static const int	 w[] = { WEAKEN_SECCOMP_DEFAULT,
+	    WEAKEN_SECCOMP_UNCONFINED, WEAKEN_SECCOMP_PLUS };
+	struct dkr_sandbox_spec	 sp;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		spec(tc, &sp, 5000);
+		weakened(tc, &sp, w[i], "echo ran",
+		    "refused: HostConfig.SecurityOpt seccomp");
+	}
+}
+
 SB_TC(inside_network_unreachable, "60", "127.0.0.1 is the container's own "
     "loopback: ECONNREFUSED, ::1 is not even configured there: "
     "EADDRNOTAVAIL, and the host's observer on the same ports sees "
@@ -1293,6 +1310,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, inside_input_unmodifiable);
 	ATF_TP_ADD_TC(tp, inside_rootfs_write_erofs);
 	ATF_TP_ADD_TC(tp, mutant_rootfs_writable_leaks);
+	ATF_TP_ADD_TC(tp, seccomp_profile_refused_each);
 	ATF_TP_ADD_TC(tp, inside_network_unreachable);
 	ATF_TP_ADD_TC(tp, mutant_host_network_leaks);
 	ATF_TP_ADD_TC(tp, inside_pid1_kill_stop_no_effect);

@@ -27,13 +27,17 @@
 #                         same server on the host: session time, time to
 #                         servers ready, per-call latency (SERVERS_SESSIONS
 #                         of each, alternating)
+#   make bench-seccomp    a container's create and start with the suite's
+#                         seccomp profile beside the engine's default
+#                         (SECCOMP_RUNS of each, alternating)
 
-BENCH_PROGS=	bench/audit bench/startup bench/calls-agent bench/calls-tool
+BENCH_PROGS=	bench/audit bench/startup bench/calls-agent bench/calls-tool \
+		bench/seccomp
 
 CPPFLAGS.bench=	-Iauditor -Igateway -Iregress/fixtures $(SQLITE_CFLAGS)
 
 BENCH_TARGETS+=	bench-startup bench-audit bench-calls bench-watchdog \
-		bench-memory bench-upstream bench-servers
+		bench-memory bench-upstream bench-servers bench-seccomp
 CLEANFILES+=	$(BENCH_PROGS)
 
 .PHONY: $(BENCH_TARGETS)
@@ -41,6 +45,11 @@ CLEANFILES+=	$(BENCH_PROGS)
 bench/audit: obj/bench/audit.o obj/auditor/auditdb.o obj/common/auditrec.o \
     obj/common/sha256.o obj/common/log.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(SQLITE_LIBS) $(LDLIBS)
+
+# The suite's own engine client and template, as dockerd-client has them.
+CPPFLAGS.bench+= -Idockerd-client $(CJSON_CFLAGS) $(CURL_CFLAGS)
+bench/seccomp: obj/bench/seccomp.o $(DKR_API_SRCS:%.c=obj/%.o)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CJSON_LIBS) $(CURL_LIBS) $(LDLIBS) -lm
 
 bench/startup: obj/bench/startup.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -112,3 +121,13 @@ bench-servers: $(TPROG) $(CMCP_INIT) $(MCP_FIXTURES) bench/calls-agent \
 	$(MAKE) -s docker-images
 	@mkdir -p bench/results
 	bench/servers -s $(SERVERS_SESSIONS) -o bench/results/servers.tsv
+
+SECCOMP_RUNS?=	15
+bench-seccomp: bench/seccomp $(CMCP_INIT)
+	@regress/docker/dockerd-env status >/dev/null 2>&1 || { \
+	    echo "bench-seccomp: no private engine;" \
+	        "run regress/docker/dockerd-env start"; exit 1; }
+	$(MAKE) -s docker-images
+	@mkdir -p bench/results
+	bench/seccomp -n $(SECCOMP_RUNS) -o bench/results/seccomp.tsv \
+	    $(IMAGES_ENV)

@@ -35,7 +35,7 @@ print_seccomp(FILE *f)
 	if (dkr_seccomp_ours(digest) == -1)
 		fatalx("seccomp profile: cannot be built");
 	sha256_hex(digest, hex);
-	fprintf(f, "\n# container seccomp profile sha256 %s, "
+	fprintf(f, "# container seccomp profile sha256 %s, "
 	    "%zu calls in its table\n", hex, dkr_sc_ncalls);
 }
 

@@ -212,11 +212,58 @@ ATF_TC_BODY(json_says_what_the_table_says, tc)
 	free(s);
 }
 
+/*
+ * What is sent is the canonical form of dkr_seccomp_json(0), built once;
+ * its digest is that of any spelling of the same document and of no
+ * other (one call more, the logging default).
+ */
+ATF_TC_WITHOUT_HEAD(sent_profile_canonical_digest);
+ATF_TC_BODY(sent_profile_canonical_digest, tc)
+{
+	uint8_t		 ours[SHA256_DIGEST_BYTES], d[SHA256_DIGEST_BYTES];
+	const char	*p;
+	char		*j, *pretty;
+	cJSON		*doc;
+
+	ATF_REQUIRE((p = dkr_seccomp_profile()) != NULL);
+	ATF_CHECK(dkr_seccomp_profile() == p);
+	ATF_REQUIRE(dkr_seccomp_ours(ours) == 0);
+	sha256(p, strlen(p), d);
+	ATF_CHECK(memcmp(ours, d, sizeof(d)) == 0);
+	/* the table's JSON, its members in another order, spaced */
+	ATF_REQUIRE((j = dkr_seccomp_json(0)) != NULL);
+	ATF_CHECK(strcmp(j, p) != 0);
+	ATF_REQUIRE(dkr_seccomp_digest(j, strlen(j), d) == 0);
+	ATF_CHECK(memcmp(ours, d, sizeof(d)) == 0);
+	ATF_REQUIRE((doc = cJSON_Parse(j)) != NULL);
+	ATF_REQUIRE((pretty = cJSON_Print(doc)) != NULL);
+	ATF_REQUIRE(dkr_seccomp_digest(pretty, strlen(pretty), d) == 0);
+	ATF_CHECK(memcmp(ours, d, sizeof(d)) == 0);
+	free(pretty);
+	cJSON_Delete(doc);
+	free(j);
+	/* another document */
+	ATF_REQUIRE((j = dkr_seccomp_json(1)) != NULL);
+	ATF_REQUIRE(dkr_seccomp_digest(j, strlen(j), d) == 0);
+	ATF_CHECK(memcmp(ours, d, sizeof(d)) != 0);
+	free(j);
+	/* not JSON, or beyond the bound */
+	ATF_CHECK(dkr_seccomp_digest("unconfined", 10, d) == -1);
+	ATF_CHECK(dkr_seccomp_digest("{\"a\":1}x", 8, d) == -1);
+	ATF_REQUIRE((j = malloc(DKR_SECCOMP_BYTES + 2)) != NULL);
+	memset(j, ' ', DKR_SECCOMP_BYTES + 1);
+	j[0] = '1';
+	ATF_CHECK(dkr_seccomp_digest(j, DKR_SECCOMP_BYTES - 1, d) == 0);
+	ATF_CHECK(dkr_seccomp_digest(j, DKR_SECCOMP_BYTES, d) == -1);
+	free(j);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, table_names_are_calls_once);
 	ATF_TP_ADD_TC(tp, table_is_the_measured_set);
 	ATF_TP_ADD_TC(tp, table_refuses_the_named_interfaces);
 	ATF_TP_ADD_TC(tp, json_says_what_the_table_says);
+	ATF_TP_ADD_TC(tp, sent_profile_canonical_digest);
 	return atf_no_error();
 }

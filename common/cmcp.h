@@ -250,7 +250,8 @@ enum session_weaken {
 	WEAKEN_SECCOMP_DEFAULT = 0x20,	/* no seccomp entry: the engine's */
 	WEAKEN_SECCOMP_UNCONFINED = 0x40, /* seccomp=unconfined */
 	WEAKEN_SECCOMP_PLUS =	0x80,	/* ours with io_uring_setup allowed */
-	WEAKEN_MAX =		0x100
+	WEAKEN_APPARMOR =	0x100,	/* apparmor=unconfined added */
+	WEAKEN_MAX =		0x200
 };
 
 /* IMSG_SESSION_DOCKER: everything dockerd-client needs, fixed fields. */

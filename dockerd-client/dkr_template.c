@@ -660,6 +660,11 @@ dkr_template_weaken(char *body, int weaken)
 	if (weaken & (WEAKEN_SECCOMP_DEFAULT | WEAKEN_SECCOMP_UNCONFINED |
 	    WEAKEN_SECCOMP_PLUS))
 		bad |= weaken_seccomp(hc, weaken);
+	/* where AppArmor is on, the engine reports AppArmorProfile unconfined */
+	if ((weaken & WEAKEN_APPARMOR) && !cJSON_AddItemToArray(
+	    cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt"),
+	    cJSON_CreateString("apparmor=unconfined")))
+		bad = -1;
 	if (!bad)
 		s = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);

@@ -25,10 +25,11 @@ struct parent_testopt	 parent_test = { CMCP_CORE_PATTERN, { { 0, 0 } }, 0,
  * Test build only: -X corepattern=PATH, -X probe=PROC:ATTEMPT,
  * -X nosandbox=PROC, -X noready=PROC, -X nosession (run starts the
  * children and no session), -X weaken=network|rootfs|logs|core|mount_rw|
- * seccomp_default|seccomp_unconfined|seccomp_plus (a profile field
+ * seccomp_default|seccomp_unconfined|seccomp_plus|apparmor (a profile field
  * weakened at create, mount_rw a server's ro binds made read-write, the
  * seccomp ones the engine's default profile, none, or ours with
- * io_uring_setup allowed, for admission to refuse; repeated, the fields
+ * io_uring_setup allowed, apparmor=unconfined asked for, for admission
+ * to refuse; repeated, the fields
  * combine: a core dump needs weaken=core and a writable place such as
  * weaken=rootfs), -X stdout=FILE (the
  * bridge copies the workload's stdout there), -X nowatchdog (the watchdog
@@ -75,6 +76,8 @@ parent_test_option(const char *spec)
 			parent_test.weaken |= WEAKEN_SECCOMP_UNCONFINED;
 		else if (strcmp(spec + 7, "seccomp_plus") == 0)
 			parent_test.weaken |= WEAKEN_SECCOMP_PLUS;
+		else if (strcmp(spec + 7, "apparmor") == 0)
+			parent_test.weaken |= WEAKEN_APPARMOR;
 		else
 			fatalx("-X %s: unknown field", spec);
 		return;

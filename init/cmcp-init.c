@@ -32,7 +32,8 @@
  * hand-over the socket is closed.
  *
  * The exit status is described in cmcp-init.h.  It is static and uses only
- * syscalls of Docker's default seccomp profile.
+ * system calls of the containers' own seccomp profile (dockerd-client/
+ * dkr_seccomp.c).
  */
 
 #include <sys/types.h>

@@ -390,15 +390,16 @@ ATF_TC_HEAD(report_from_inside, tc)
  */
 static int64_t
 run_report(const atf_tc_t *tc, const char *instance, const char *init,
-    int64_t deadline_ms, struct output *o)
+    int weaken, int64_t deadline_ms, struct output *o)
 {
 	static const char *const argv[] = { "/report", NULL };
 	struct dkr_client	 c;
 	struct dkr_template	 t;
 	struct images		 im;
 	char			 id[DKR_CONTAINER_ID_BYTES];
-	char			 left[DKR_ATTACH_HEAD_BYTES];
+	char			 left[DKR_ATTACH_HEAD_BYTES], *body;
 	const char		*in = "hello-from-host\n";
+	enum dkr_reason		 r;
 	size_t			 leftlen;
 	int64_t			 t0, t1, code;
 	int			 fd;
@@ -409,14 +410,24 @@ run_report(const atf_tc_t *tc, const char *instance, const char *init,
 	if (init != NULL)
 		strlcpy(t.init_path, init, sizeof(t.init_path));
 	t0 = now_ms();
-	create(&c, &t, id);
-	ATF_CHECK_EQ(inspect_verify(&c, &t, id), DKR_OK);
+	if (weaken == WEAKEN_NONE)
+		create(&c, &t, id);
+	else {
+		/* the test build's weakening; admission would refuse it */
+		ATF_REQUIRE((body = dkr_template_body(&t, &r)) != NULL);
+		ATF_REQUIRE((body = dkr_template_weaken(body, weaken)) != NULL);
+		create_body(&c, body, id);
+		free(body);
+	}
+	ATF_CHECK_EQ(inspect_verify(&c, &t, id), weaken == WEAKEN_NONE ?
+	    DKR_OK : DKR_R_SECCOMP);
 	ATF_REQUIRE_MSG(dkr_attach(&c, id, &fd, left, sizeof(left),
 	    &leftlen) == 0, "%s", c.err);
 	t1 = now_ms();
 	ATF_REQUIRE_EQ(dkr_start(&c, id), 204);
 	/* The pre-admission inspect: running, still the same profile. */
-	ATF_CHECK_EQ(inspect_verify(&c, &t, id), DKR_OK);
+	ATF_CHECK_EQ(inspect_verify(&c, &t, id), weaken == WEAKEN_NONE ?
+	    DKR_OK : DKR_R_SECCOMP);
 	ATF_REQUIRE(send(fd, in, strlen(in), MSG_NOSIGNAL) ==
 	    (ssize_t)strlen(in));
 	ATF_REQUIRE(shutdown(fd, SHUT_WR) == 0);
@@ -444,7 +455,7 @@ ATF_TC_BODY(report_from_inside, tc)
 	const char		*v;
 	int64_t			 code;
 
-	code = run_report(tc, "regress-report", NULL, 20000, &o);
+	code = run_report(tc, "regress-report", NULL, WEAKEN_NONE, 20000, &o);
 	ATF_CHECK_EQ(code, 0);
 	ATF_CHECK_EQ(dkr_exit_outcome(code), DKR_EXITED);
 
@@ -495,8 +506,10 @@ ATF_TC_WITH_CLEANUP(report_dumpable_init_mutant);
 ATF_TC_HEAD(report_dumpable_init_mutant, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "Mutation: under a dumpable cmcp-init "
-	    "the workload reads PID 1's environment and ptraces it, which "
-	    "freezes it past its deadline");
+	    "the workload reads PID 1's environment; the seccomp profile still "
+	    "refuses ptrace, and with the engine's default profile too (test "
+	    "build) the workload ptraces PID 1, which freezes it past its "
+	    "deadline");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "timeout", "120");
 }
@@ -512,8 +525,14 @@ ATF_TC_BODY(report_dumpable_init_mutant, tc)
 	 * PTRACE_ATTACH stops PID 1 with a SIGSTOP the kernel lets through,
 	 * and it stays stopped when the tracer exits: the deadline is dead.
 	 */
-	ATF_CHECK_EQ(run_report(tc, "regress-dumpable", im.init_dumpable, 2000,
-	    &o), -1);
+	ATF_CHECK(run_report(tc, "regress-dumpable", im.init_dumpable,
+	    WEAKEN_NONE, 2000, &o) != -1);
+	ATF_CHECK_STREQ(report(&o, "pid1_environ"), "read-ok");
+	ATF_CHECK_STREQ(report(&o, "pid1_ptrace_attach"), "EPERM");
+	ATF_CHECK_STREQ(report(&o, "pid1_after_attacks"), "running");
+	memset(&o, 0, sizeof(o));
+	ATF_CHECK_EQ(run_report(tc, "regress-dumpable", im.init_dumpable,
+	    WEAKEN_SECCOMP_DEFAULT, 2000, &o), -1);
 	ATF_CHECK_STREQ(report(&o, "pid1_environ"), "read-ok");
 	ATF_CHECK_STREQ(report(&o, "pid1_ptrace_attach"), "ok");
 	ATF_CHECK_STREQ(report(&o, "pid1_after_attacks"), "stopped");

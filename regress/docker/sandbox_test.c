@@ -874,14 +874,23 @@ SB_TC(unavailable_refused, "60", "An unknown image, an unreachable "
 }
 
 SB_TC(network_only_lo, "60", "Inside, the only interface is lo and an "
-    "outside address is unreachable at once")
+    "outside address is out of reach at once: nc's socket refused by the "
+    "seccomp profile, and with the engine's default profile (test build, "
+    "admission bypassed) the network unreachable")
 {
+	static const char	 src[] = "ls /sys/class/net\n"
+	    "nc 192.0.2.1 80 </dev/null 2>&1\necho nc=$?\n";
 	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
 
 	spec(tc, &sp, 5000);
-	res = probe(tc, &sp, "ls /sys/class/net\n"
-	    "nc 192.0.2.1 80 </dev/null 2>&1\necho nc=$?\n");
+	res = probe(tc, &sp, src);
+	ATF_CHECK(strncmp(res->out, "lo\n", 3) == 0);
+	ATF_CHECK(strstr(res->out, "Operation not permitted") != NULL);
+	ATF_CHECK(strstr(res->out, "\nnc=1\n") != NULL);
+	spec(tc, &sp, 5000);
+	sp.weaken = WEAKEN_SECCOMP_DEFAULT;
+	res = bypassed(tc, &sp, src);
 	ATF_CHECK(strncmp(res->out, "lo\n", 3) == 0);
 	ATF_CHECK(strstr(res->out, "Network is unreachable") != NULL);
 	ATF_CHECK(strstr(res->out, "\nnc=1\n") != NULL);
@@ -1120,10 +1129,13 @@ SB_TC(seccomp_profile_refused_each, "90", "A run's container created "
 	}
 }
 
-SB_TC(inside_network_unreachable, "60", "127.0.0.1 is the container's own "
-    "loopback: ECONNREFUSED, ::1 is not even configured there: "
-    "EADDRNOTAVAIL, and the host's observer on the same ports sees "
-    "nothing; TEST-NET-1 is ENETUNREACH at once (a timeout fails)")
+SB_TC(inside_network_unreachable, "60", "Two protections, each alone: "
+    "the seccomp profile refuses an IPv4 or IPv6 socket (EPERM); with the "
+    "engine's default profile instead (test build, admission bypassed) "
+    "NetworkMode none still holds: 127.0.0.1 is the container's own "
+    "loopback, ECONNREFUSED, ::1 is not even configured there, "
+    "EADDRNOTAVAIL, TEST-NET-1 is ENETUNREACH at once (a timeout fails); "
+    "the host's observer on the same ports sees nothing in either")
 {
 	static struct netprobe	 np;
 	const struct dkr_sandbox_result	*res;
@@ -1132,6 +1144,14 @@ SB_TC(inside_network_unreachable, "60", "127.0.0.1 is the container's own "
 	spec(tc, &sp, 5000);
 	net_start(tc, &np, 1);
 	res = probe(tc, &sp, np.src);
+	expect(res,
+	    "netifs lo\n"
+	    "lo4 socket-EPERM\n"
+	    "lo6 socket-EPERM\n"
+	    "testnet socket-EPERM\n");
+	spec(tc, &sp, 5000);
+	sp.weaken = WEAKEN_SECCOMP_DEFAULT;
+	res = bypassed(tc, &sp, np.src);
 	net_stop(&np, 0);
 	expect(res,
 	    "netifs lo\n"
@@ -1146,8 +1166,9 @@ SB_TC(inside_network_unreachable, "60", "127.0.0.1 is the container's own "
 
 SB_TC(mutant_host_network_leaks, "60", "Mutation: NetworkMode host is "
     "refused by the profile check (the observer sees nothing); with the "
-    "check bypassed (test build) the same probe reaches the host's "
-    "observer on 127.0.0.1 and ::1 with the canary")
+    "check bypassed (test build) the seccomp profile still refuses the "
+    "socket, and with the engine's default profile too the same probe "
+    "reaches the host's observer on 127.0.0.1 and ::1 with the canary")
 {
 	static struct netprobe	 np;
 	struct dkr_sandbox_spec	 sp;
@@ -1158,6 +1179,14 @@ SB_TC(mutant_host_network_leaks, "60", "Mutation: NetworkMode host is "
 	weakened(tc, &sp, WEAKEN_NETWORK, np.src,
 	    "refused: HostConfig.NetworkMode");
 	ATF_CHECK_EQ(net_log(&np), 0);
+	/* Bypassed, the seccomp profile alone still refuses the socket. */
+	expect(bypassed(tc, &sp, np.src),
+	    "lo4 socket-EPERM\n"
+	    "lo6 socket-EPERM\n");
+	ATF_CHECK_EQ(net_log(&np), 0);
+	/* Both removed, the host's network is open. */
+	spec(tc, &sp, 5000);
+	sp.weaken = WEAKEN_NETWORK | WEAKEN_SECCOMP_DEFAULT;
 	expect(bypassed(tc, &sp, np.src),
 	    "lo4 ok\n"
 	    "lo6 ok\n");
@@ -1237,9 +1266,12 @@ static const char ptrace_src[] =
     "kill -KILL $child\n"
     "echo end\n";
 
-SB_TC(inside_pid1_ptrace_eperm, "60", "PTRACE_ATTACH and PTRACE_SEIZE of "
-    "PID 1 fail with EPERM (cmcp-init is non-dumpable) and PID 1 runs on, "
-    "while the same probe attaches to a process of the script")
+SB_TC(inside_pid1_ptrace_eperm, "60", "Two protections, each alone: the "
+    "seccomp profile refuses ptrace(2) outright (EPERM, a process of the "
+    "script too); with the engine's default profile instead (test build, "
+    "admission bypassed) PTRACE_ATTACH and PTRACE_SEIZE of PID 1 still "
+    "fail with EPERM (cmcp-init is non-dumpable) while the same probe "
+    "attaches to a process of the script; PID 1 runs on")
 {
 	const struct dkr_sandbox_result	*res;
 	struct dkr_sandbox_spec	 sp;
@@ -1251,13 +1283,24 @@ SB_TC(inside_pid1_ptrace_eperm, "60", "PTRACE_ATTACH and PTRACE_SEIZE of "
 	    "attach EPERM\n"
 	    "seize EPERM\n"
 	    "pid1 S|R\n"
+	    "child_attach EPERM\n");
+	ATF_CHECK(strstr(res->out, "\nend\n") != NULL);
+	spec(tc, &sp, 5000);
+	sp.weaken = WEAKEN_SECCOMP_DEFAULT;
+	res = bypassed(tc, &sp, ptrace_src);
+	ATF_CHECK_EQ(res->status, 0);
+	expect(res,
+	    "attach EPERM\n"
+	    "seize EPERM\n"
+	    "pid1 S|R\n"
 	    "child_attach ok\n");
 	ATF_CHECK(strstr(res->out, "\nend\n") != NULL);
 }
 
 SB_TC(mutant_dumpable_init_ptrace, "60", "Mutation: under the dumpable "
-    "cmcp-init (test-only binary) the same probe attaches to and seizes "
-    "PID 1")
+    "cmcp-init (test-only binary) the seccomp profile still refuses "
+    "ptrace; with the engine's default profile too (admission bypassed) "
+    "the same probe attaches to and seizes PID 1")
 {
 	struct dkr_sandbox_spec	 sp;
 
@@ -1265,8 +1308,12 @@ SB_TC(mutant_dumpable_init_ptrace, "60", "Mutation: under the dumpable "
 	images_env(tc, "CMCP_INIT_DUMPABLE", sp.init_path,
 	    sizeof(sp.init_path));
 	ATF_REQUIRE_MSG(access(sp.init_path, X_OK) == 0, "%s", sp.init_path);
-	/* The probe detaches again, so the run still ends by itself. */
 	expect(probe(tc, &sp, ptrace_src),
+	    "attach EPERM\n"
+	    "seize EPERM\n");
+	sp.weaken = WEAKEN_SECCOMP_DEFAULT;
+	/* The probe detaches again, so the run still ends by itself. */
+	expect(bypassed(tc, &sp, ptrace_src),
 	    "attach ok\n"
 	    "seize ok\n");
 }

@@ -42,6 +42,8 @@ docker-fixtures: $(DKR_FIXTURES)
 
 regress/docker/fixtures/report $(SANDBOX_PROBE): %: obj-static/%.o
 	$(CC) $(STATIC_CFLAGS) -o $@ $^
+# the kernel routes, which agent-adversary makes in the agent's container
+$(SANDBOX_PROBE): obj-static/regress/fixtures/kern-calls.o
 
 init/cmcp-init-dumpable: obj-static/init/cmcp-init-dumpable.o
 	$(CC) $(STATIC_CFLAGS) -o $@ $^

@@ -44,6 +44,8 @@ fixtures-units: $(AGENT_FIXTURES) $(OBSERVERS) $(FIXTURES_TESTS)
 
 $(AGENT_FIXTURES): %: obj-static/%.o obj-static/regress/fixtures/agent-json.o
 	$(CC) $(STATIC_CFLAGS) -o $@ $^
+# the kernel routes, which sbprobe makes in a sandbox run too
+regress/fixtures/agent-adversary: obj-static/regress/fixtures/kern-calls.o
 
 # SHA-256 is libmd's; a static link takes its archive (libmd.a).
 $(MCP_FIXTURES) $(BOUNDS_FIXTURES): %: obj-static/%.o \
@@ -69,7 +71,8 @@ fixtures-sanitize: $(OBSERVERS)
 	    regress/fixtures/agent-json.c
 	$(CC) $(WARN) $(SAN_FLAGS) -D_GNU_SOURCE \
 	    -o obj-san/fixtures/agent-adversary \
-	    regress/fixtures/agent-adversary.c regress/fixtures/agent-json.c
+	    regress/fixtures/agent-adversary.c regress/fixtures/agent-json.c \
+	    regress/fixtures/kern-calls.c
 	$(CC) $(CPPFLAGS) $(ATF_CFLAGS) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/fixtures/agent_test regress/fixtures/agent_test.c \
 	    $(ATF_LIBS) $(LDLIBS)

@@ -1193,6 +1193,30 @@ SB_TC(mutant_host_network_leaks, "60", "Mutation: NetworkMode host is "
 	net_stop(&np, 1);
 }
 
+SB_TC(inside_wait_running_child, "60", "The script waits for a child "
+    "that is still running (busybox sh waits for the signal with "
+    "rt_sigsuspend) and for one it stopped and killed: both waits end "
+    "with the child's status, long before the deadline")
+{
+	static const char	 src[] =
+	    "sleep 0.5 & c=$!\n"
+	    "wait $c; echo \"waited $?\"\n"
+	    "sleep 30 & c=$!\n"
+	    "kill -STOP $c; kill -KILL $c\n"
+	    "wait $c; echo \"killed $?\"\n"
+	    "echo \"end alive\"\n";
+	const struct dkr_sandbox_result	*res;
+	struct dkr_sandbox_spec	 sp;
+
+	spec(tc, &sp, 10000);
+	res = probe(tc, &sp, src);
+	ATF_CHECK_EQ(res->status, 0);
+	expect(res,
+	    "waited 0\n"
+	    "killed 137\n"
+	    "end alive\n");
+}
+
 SB_TC(inside_pid1_kill_stop_no_effect, "60", "kill -KILL 1 and kill -STOP "
     "1 from the script are dropped by the kernel (non-root design): PID 1 "
     "runs on, the script too, while the same signals stop and kill a "
@@ -1360,6 +1384,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, seccomp_profile_refused_each);
 	ATF_TP_ADD_TC(tp, inside_network_unreachable);
 	ATF_TP_ADD_TC(tp, mutant_host_network_leaks);
+	ATF_TP_ADD_TC(tp, inside_wait_running_child);
 	ATF_TP_ADD_TC(tp, inside_pid1_kill_stop_no_effect);
 	ATF_TP_ADD_TC(tp, inside_pid1_stop_deadline_holds);
 	ATF_TP_ADD_TC(tp, inside_pid1_ptrace_eperm);

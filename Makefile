@@ -10,6 +10,9 @@
 #   make demo       the store scenario (scripts/demo)
 #   make evidence   the confinement evidence artifact (scripts/evidence, root)
 #   make lint       mandoc -Tlint on the man pages
+#   make mutate     the mutation harness on the security core's sources
+#                   (regress/mutate/mutate): MUTATE_FILES, MUTATE_SECONDS,
+#                   MUTATE_TIMEOUT
 #
 # The suite's sources are listed here, a directory per process; mk/ builds
 # the tests, fixtures and benchmarks.  Every program is linked from
@@ -100,7 +103,7 @@ STATIC_CFLAGS=	-O2 $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 \
 		-fstack-protector-strong -static-pie -fPIE
 
 .PHONY: all bench check cmcp-init deps demo evidence evidence-clean \
-	install sanitize fuzz lint clean
+	install sanitize fuzz lint mutate clean
 
 # Tests, fixtures and benchmarks.  Each adds what it builds to ALL, what
 # the top targets run to UNIT_TESTS, FUZZERS, SANITIZE and BENCH_TARGETS,
@@ -205,6 +208,16 @@ fuzz: deps $(FUZZERS)
 	        echo "fuzz: $$f found a crash"; \
 	        tail -n 40 obj-fuzz/$$(basename $$f).log; exit 1; }; \
 	    echo "fuzz: $$f ran $(FUZZ_SECONDS)s, no crash"; done
+
+# One mutant at a time of each source in regress/mutate/targets, its unit
+# tests run on it: regress/mutate/results.tsv, summary.txt, survivors.txt.
+# Unit tests only, no engine.  Long: CI runs regress/mutate/harness_test.
+MUTATE_FILES?=
+MUTATE_SECONDS?= 0
+MUTATE_TIMEOUT?=
+mutate:
+	MUTATE_FILES='$(MUTATE_FILES)' MUTATE_SECONDS='$(MUTATE_SECONDS)' \
+	    MUTATE_TIMEOUT='$(MUTATE_TIMEOUT)' regress/mutate/mutate
 
 lint:
 	mandoc -Tlint -Wwarning $(MANS)

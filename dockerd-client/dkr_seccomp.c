@@ -159,9 +159,17 @@ const size_t dkr_sc_ncalls = sizeof(dkr_sc_calls) / sizeof(dkr_sc_calls[0]);
 static cJSON	*sc_rule(enum dkr_sc_rule, const char **, size_t);
 static cJSON	*sc_arg(unsigned long, unsigned long, const char *);
 static char	*sc_build(int, const char *);
+static char	*sc_canon(const char *, size_t, size_t *);
 static char	*sc_canonical(char *);
 
 static const struct json_limits sc_limits = { DKR_SECCOMP_BYTES - 1, 8 };
+
+/* What is sent: the measurement build's logging profile, else ours. */
+#ifdef DKR_SECCOMP_MEASURE
+#define SC_SENT_LOG	1
+#else
+#define SC_SENT_LOG	0
+#endif
 
 /* {"index":0,"value":V,"valueTwo":V2,"op":OP} */
 static cJSON *
@@ -287,6 +295,24 @@ dkr_seccomp_json(int log)
 	return sc_build(log, NULL);
 }
 
+/*
+ * json[0..len) in its canonical form, malloc'd, its length in *clen;
+ * NULL if refused or larger than DKR_SECCOMP_BYTES.
+ */
+static char *
+sc_canon(const char *json, size_t len, size_t *clen)
+{
+	char	*c;
+
+	if ((c = malloc(DKR_SECCOMP_BYTES)) != NULL &&
+	    json_canon(json, len, &sc_limits, c, DKR_SECCOMP_BYTES, clen) !=
+	    JSON_OK) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
 /* s (consumed) in its canonical form, malloc'd; NULL if refused. */
 static char *
 sc_canonical(char *s)
@@ -296,12 +322,7 @@ sc_canonical(char *s)
 
 	if (s == NULL)
 		return NULL;
-	if ((c = malloc(DKR_SECCOMP_BYTES)) != NULL &&
-	    json_canon(s, strlen(s), &sc_limits, c, DKR_SECCOMP_BYTES, &len) !=
-	    JSON_OK) {
-		free(c);
-		c = NULL;
-	}
+	c = sc_canon(s, strlen(s), &len);
 	free(s);
 	return c;
 }
@@ -311,13 +332,8 @@ dkr_seccomp_profile(void)
 {
 	static char	*profile;
 
-#ifdef DKR_SECCOMP_MEASURE
 	if (profile == NULL)
-		profile = sc_canonical(sc_build(1, NULL));
-#else
-	if (profile == NULL)
-		profile = sc_canonical(sc_build(0, NULL));
-#endif
+		profile = sc_canonical(sc_build(SC_SENT_LOG, NULL));
 	return profile;
 }
 
@@ -328,13 +344,8 @@ dkr_seccomp_digest(const char *json, size_t len,
 	char	*c;
 	size_t	 clen;
 
-	if ((c = malloc(DKR_SECCOMP_BYTES)) == NULL)
+	if ((c = sc_canon(json, len, &clen)) == NULL)
 		return -1;
-	if (json_canon(json, len, &sc_limits, c, DKR_SECCOMP_BYTES, &clen) !=
-	    JSON_OK) {
-		free(c);
-		return -1;
-	}
 	sha256(c, clen, digest);
 	free(c);
 	return 0;

@@ -12,7 +12,8 @@
 #   make lint       mandoc -Tlint on the man pages
 #   make mutate     the mutation harness on the security core's sources
 #                   (regress/mutate/mutate): MUTATE_FILES, MUTATE_SECONDS,
-#                   MUTATE_TIMEOUT
+#                   MUTATE_TIMEOUT, MUTATE_FROM
+#   make mutate-report  one table from several runs' MUTATE_RESULTS
 #
 # The suite's sources are listed here, a directory per process; mk/ builds
 # the tests, fixtures and benchmarks.  Every program is linked from
@@ -103,7 +104,7 @@ STATIC_CFLAGS=	-O2 $(WARN) -D_GNU_SOURCE -D_FORTIFY_SOURCE=2 \
 		-fstack-protector-strong -static-pie -fPIE
 
 .PHONY: all bench check cmcp-init deps demo evidence evidence-clean \
-	install sanitize fuzz lint mutate clean
+	install sanitize fuzz lint mutate mutate-report clean
 
 # Tests, fixtures and benchmarks.  Each adds what it builds to ALL, what
 # the top targets run to UNIT_TESTS, FUZZERS, SANITIZE and BENCH_TARGETS,
@@ -215,9 +216,17 @@ fuzz: deps $(FUZZERS)
 MUTATE_FILES?=
 MUTATE_SECONDS?= 0
 MUTATE_TIMEOUT?=
+MUTATE_FROM?=
 mutate:
 	MUTATE_FILES='$(MUTATE_FILES)' MUTATE_SECONDS='$(MUTATE_SECONDS)' \
-	    MUTATE_TIMEOUT='$(MUTATE_TIMEOUT)' regress/mutate/mutate
+	    MUTATE_TIMEOUT='$(MUTATE_TIMEOUT)' MUTATE_FROM='$(MUTATE_FROM)' \
+	    regress/mutate/mutate
+
+# The table and survivors of several runs' results (MUTATE_RESULTS, each a
+# results.tsv), against the sources as they are: regress/mutate/report.
+MUTATE_RESULTS?=
+mutate-report:
+	regress/mutate/report $(MUTATE_RESULTS)
 
 lint:
 	mandoc -Tlint -Wwarning $(MANS)

@@ -30,6 +30,8 @@ refused_n(const char *line, size_t len, size_t max_frame,
 	const char		*why = NULL;
 
 	strlcpy(req.br_operation, "stale", sizeof(req.br_operation));
+	strlcpy(req.br_arguments, "{\"stale\":1}", sizeof(req.br_arguments));
+	req.br_arglen = 11;
 	got = bridge_frame_parse(line, len, max_frame, &req, &why);
 	ATF_CHECK_MSG(got == want, "frame \"%.80s\": got %s, want %s", line,
 	    bridge_frame_string(got), bridge_frame_string(want));
@@ -38,6 +40,7 @@ refused_n(const char *line, size_t len, size_t max_frame,
 	    "frame \"%.80s\": why is not the code's string", line);
 	/* Nothing of a refused frame is left for the caller to forward. */
 	ATF_CHECK_STREQ(req.br_operation, "");
+	ATF_CHECK_STREQ(req.br_arguments, "");
 	ATF_CHECK_EQ(req.br_arglen, 0);
 }
 

@@ -76,9 +76,6 @@ bridge_frame_parse(const char *line, size_t len, size_t max_frame,
 	size_t			 clen, it, name, value, op = 0, args = 0, n;
 	int			 have_op = 0, have_args = 0;
 
-	out->br_operation[0] = '\0';
-	out->br_arguments[0] = '\0';
-	out->br_arglen = 0;
 	if (max_frame > AGENT_FRAME_BYTES)
 		max_frame = AGENT_FRAME_BYTES;
 	lim.max_bytes = max_frame;

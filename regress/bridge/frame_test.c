@@ -30,6 +30,8 @@ refused_n(const char *line, size_t len, size_t max_frame,
 	const char		*why = NULL;
 
 	strlcpy(req.br_operation, "stale", sizeof(req.br_operation));
+	strlcpy(req.br_arguments, "{\"stale\":1}", sizeof(req.br_arguments));
+	req.br_arglen = 11;
 	got = bridge_frame_parse(line, len, max_frame, &req, &why);
 	ATF_CHECK_MSG(got == want, "frame \"%.80s\": got %s, want %s", line,
 	    bridge_frame_string(got), bridge_frame_string(want));
@@ -38,6 +40,7 @@ refused_n(const char *line, size_t len, size_t max_frame,
 	    "frame \"%.80s\": why is not the code's string", line);
 	/* Nothing of a refused frame is left for the caller to forward. */
 	ATF_CHECK_STREQ(req.br_operation, "");
+	ATF_CHECK_STREQ(req.br_arguments, "");
 	ATF_CHECK_EQ(req.br_arglen, 0);
 }
 
@@ -345,6 +348,33 @@ ATF_TC_BODY(missing_or_other_members_refused, tc)
 	    FRAME_MEMBERS);
 	/* The member check comes before the operation's and arguments'. */
 	refused("{\"operation\":1,\"arguments\":[],\"x\":0}", FRAME_MEMBERS);
+}
+
+/*
+ * A frame with both a bad operation and bad arguments is named for its
+ * operation: the operation is checked first and the arguments not read.
+ */
+ATF_TC_WITHOUT_HEAD(bad_operation_named_before_bad_arguments);
+ATF_TC_BODY(bad_operation_named_before_bad_arguments, tc)
+{
+	refused("{\"operation\":\"a b\",\"arguments\":[]}", FRAME_OPERATION);
+	refused("{\"operation\":1,\"arguments\":null}", FRAME_OPERATION);
+}
+
+/* The name check on its own, as the MCP front door and tool list use it. */
+ATF_TC_WITHOUT_HEAD(operation_name_valid_from_1_to_64_bytes);
+ATF_TC_BODY(operation_name_valid_from_1_to_64_bytes, tc)
+{
+	char	 name[BRIDGE_OPERATION_BYTES + 1];
+
+	memset(name, 'o', sizeof(name));
+	ATF_CHECK_EQ(bridge_operation_valid(name, 1), 1);
+	ATF_CHECK_EQ(bridge_operation_valid(name, BRIDGE_OPERATION_BYTES), 1);
+	ATF_CHECK_EQ(bridge_operation_valid(name, BRIDGE_OPERATION_BYTES + 1),
+	    0);
+	ATF_CHECK_EQ(bridge_operation_valid(name, 0), 0);
+	name[BRIDGE_OPERATION_BYTES - 1] = '/';
+	ATF_CHECK_EQ(bridge_operation_valid(name, BRIDGE_OPERATION_BYTES), 0);
 }
 
 ATF_TC_WITHOUT_HEAD(wide_arguments_object_refused);
@@ -695,6 +725,8 @@ ATF_TC_BODY(line_violation_is_final, tc)
 	struct bridge_lines	*bl;
 	struct collected	 c;
 	enum bridge_frame_code	 code;
+	const char		*line;
+	size_t			 used, linelen;
 
 	ATF_REQUIRE((bl = malloc(sizeof(*bl))) != NULL);
 	memset(&c, 0, sizeof(c));
@@ -704,8 +736,168 @@ ATF_TC_BODY(line_violation_is_final, tc)
 	ATF_CHECK(feed_all(bl, "a\n", 2, &c, &code) == -1);
 	ATF_CHECK_EQ(code, FRAME_TOO_LARGE);
 	ATF_CHECK_EQ(c.n, 0);
+	code = FRAME_OK;
+	ATF_CHECK(bridge_lines_feed(bl, "", 0, &used, &line, &linelen,
+	    &code) == -1);
+	ATF_CHECK_EQ(code, FRAME_TOO_LARGE);
+	code = FRAME_OK;
 	ATF_CHECK(bridge_lines_end(bl, &code) == -1);
 	ATF_CHECK_EQ(code, FRAME_TOO_LARGE);
+	free(bl);
+}
+
+/*
+ * The bytes of a violation are not taken: the caller advances by *used
+ * before it looks at the result.
+ */
+ATF_TC_WITHOUT_HEAD(violating_bytes_are_not_taken);
+ATF_TC_BODY(violating_bytes_are_not_taken, tc)
+{
+	struct bridge_lines	*bl;
+	enum bridge_frame_code	 code;
+	const char		*line;
+	size_t			 used, linelen;
+
+	ATF_REQUIRE((bl = malloc(sizeof(*bl))) != NULL);
+	bridge_lines_init(bl, 4, 1024);
+	used = 99;
+	ATF_CHECK(bridge_lines_feed(bl, "abcde\n", 6, &used, &line, &linelen,
+	    &code) == -1);
+	ATF_CHECK_EQ(code, FRAME_TOO_LARGE);
+	ATF_CHECK_EQ(used, 0);
+	/* Later calls take nothing either. */
+	used = 99;
+	ATF_CHECK(bridge_lines_feed(bl, "a\n", 2, &used, &line, &linelen,
+	    &code) == -1);
+	ATF_CHECK_EQ(used, 0);
+
+	bridge_lines_init(bl, 64, 3);
+	used = 99;
+	ATF_CHECK(bridge_lines_feed(bl, "abc\n", 4, &used, &line, &linelen,
+	    &code) == -1);
+	ATF_CHECK_EQ(code, FRAME_STDOUT_BUDGET);
+	ATF_CHECK_EQ(used, 0);
+	free(bl);
+}
+
+ATF_TC_WITHOUT_HEAD(empty_feed_takes_nothing_completes_nothing);
+ATF_TC_BODY(empty_feed_takes_nothing_completes_nothing, tc)
+{
+	struct bridge_lines	*bl;
+	enum bridge_frame_code	 code;
+	const char		*line;
+	size_t			 used, linelen;
+
+	ATF_REQUIRE((bl = malloc(sizeof(*bl))) != NULL);
+	bridge_lines_init(bl, 8, 1024);
+	used = 99;
+	ATF_CHECK_EQ(bridge_lines_feed(bl, "", 0, &used, &line, &linelen,
+	    &code), 0);
+	ATF_CHECK_EQ(used, 0);
+	/* Nor with half a line held. */
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, "ab", 2, &used, &line, &linelen,
+	    &code), 0);
+	used = 99;
+	ATF_CHECK_EQ(bridge_lines_feed(bl, "", 0, &used, &line, &linelen,
+	    &code), 0);
+	ATF_CHECK_EQ(used, 0);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, "c\n", 2, &used, &line, &linelen,
+	    &code), 1);
+	ATF_CHECK_EQ(linelen, 3);
+	ATF_CHECK(memcmp(line, "abc", 3) == 0);
+	free(bl);
+}
+
+/* A line that arrives whole is returned where it is, not copied. */
+ATF_TC_WITHOUT_HEAD(whole_line_returned_in_place);
+ATF_TC_BODY(whole_line_returned_in_place, tc)
+{
+	static const char	 data[] = "{}\nab";
+	struct bridge_lines	*bl;
+	enum bridge_frame_code	 code;
+	const char		*line;
+	size_t			 used, linelen;
+
+	ATF_REQUIRE((bl = malloc(sizeof(*bl))) != NULL);
+	bridge_lines_init(bl, 8, 1024);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, data, 5, &used, &line, &linelen,
+	    &code), 1);
+	ATF_CHECK_EQ(used, 3);
+	ATF_CHECK(line == data);
+	ATF_CHECK_EQ(linelen, 2);
+	/* One in pieces is put together in the splitter's buffer. */
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, data + 3, 2, &used, &line,
+	    &linelen, &code), 0);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, "c\n", 2, &used, &line, &linelen,
+	    &code), 1);
+	ATF_CHECK(line == bl->bl_buf);
+	ATF_CHECK_EQ(linelen, 3);
+	ATF_CHECK(memcmp(line, "abc", 3) == 0);
+	free(bl);
+}
+
+/*
+ * The splitter's buffer at its size: a line of AGENT_FRAME_BYTES held in
+ * it, gathered each way the copies into it can fill it, and one byte
+ * more refused.  Under make sanitize an overrun of bl_buf, the last
+ * member of the allocation, is reported.
+ */
+ATF_TC_WITHOUT_HEAD(line_of_buffer_size_gathered_one_more_refused);
+ATF_TC_BODY(line_of_buffer_size_gathered_one_more_refused, tc)
+{
+	struct bridge_lines	*bl;
+	enum bridge_frame_code	 code;
+	const char		*line;
+	char			*x;
+	size_t			 used, linelen, i;
+
+	ATF_REQUIRE((bl = malloc(sizeof(*bl))) != NULL);
+	ATF_REQUIRE((x = malloc(AGENT_FRAME_BYTES + 2)) != NULL);
+	memset(x, 'x', AGENT_FRAME_BYTES + 2);
+
+	/* All of it held, then the newline alone. */
+	bridge_lines_init(bl, AGENT_FRAME_BYTES, SIZE_MAX);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, x, AGENT_FRAME_BYTES, &used,
+	    &line, &linelen, &code), 0);
+	ATF_CHECK_EQ(used, AGENT_FRAME_BYTES);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, "\n", 1, &used, &line, &linelen,
+	    &code), 1);
+	ATF_CHECK_EQ(linelen, AGENT_FRAME_BYTES);
+	for (i = 0; i < linelen && line[i] == 'x'; i++)
+		;
+	ATF_CHECK_EQ(i, AGENT_FRAME_BYTES);
+
+	/* One byte held, the rest with the newline. */
+	x[AGENT_FRAME_BYTES] = '\n';
+	bridge_lines_init(bl, AGENT_FRAME_BYTES, SIZE_MAX);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, x, 1, &used, &line, &linelen,
+	    &code), 0);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, x + 1, AGENT_FRAME_BYTES, &used,
+	    &line, &linelen, &code), 1);
+	ATF_CHECK_EQ(used, AGENT_FRAME_BYTES);
+	ATF_CHECK_EQ(linelen, AGENT_FRAME_BYTES);
+	for (i = 0; i < linelen && line[i] == 'x'; i++)
+		;
+	ATF_CHECK_EQ(i, AGENT_FRAME_BYTES);
+	x[AGENT_FRAME_BYTES] = 'x';
+
+	/* One more: held whole, then a byte. */
+	bridge_lines_init(bl, AGENT_FRAME_BYTES, SIZE_MAX);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, x, AGENT_FRAME_BYTES, &used,
+	    &line, &linelen, &code), 0);
+	ATF_CHECK_EQ(bridge_lines_feed(bl, "x\n", 2, &used, &line, &linelen,
+	    &code), -1);
+	ATF_CHECK_EQ(code, FRAME_TOO_LARGE);
+
+	/* One more: a byte held, then the rest with the newline. */
+	x[AGENT_FRAME_BYTES + 1] = '\n';
+	bridge_lines_init(bl, AGENT_FRAME_BYTES, SIZE_MAX);
+	ATF_REQUIRE_EQ(bridge_lines_feed(bl, x, 1, &used, &line, &linelen,
+	    &code), 0);
+	ATF_CHECK_EQ(bridge_lines_feed(bl, x + 1, AGENT_FRAME_BYTES + 1,
+	    &used, &line, &linelen, &code), -1);
+	ATF_CHECK_EQ(code, FRAME_TOO_LARGE);
+	free(x);
 	free(bl);
 }
 
@@ -845,6 +1037,97 @@ ATF_TC_BODY(initial_frame_wraps_canonical_payload, tc)
 	ATF_CHECK_STREQ(why, "invalid UTF-8");
 }
 
+/*
+ * The least room a line needs: the head, one byte of value, the tail and
+ * a NUL.  It is checked before the value is read.
+ */
+ATF_TC_WITHOUT_HEAD(reply_room_for_head_value_and_tail);
+ATF_TC_BODY(reply_room_for_head_value_and_tail, tc)
+{
+	static const char	 want[] = AGENT_REPLY_HEAD "1" AGENT_WRAP_TAIL
+	    "\n";
+	const size_t		 hlen = sizeof(AGENT_REPLY_HEAD) - 1;
+	char			 out[128];
+	const char		*why;
+	size_t			 n;
+
+	ATF_REQUIRE_EQ(sizeof(want), hlen + 4);
+	ATF_CHECK(bridge_reply_encode(REPLY_OK, "1", 1, out, hlen + 4, &n,
+	    &why) == 0);
+	ATF_CHECK_STREQ(out, want);
+	ATF_CHECK_EQ(n, hlen + 3);
+	why = NULL;
+	ATF_CHECK(bridge_reply_encode(REPLY_OK, "1", 1, out, hlen + 3, &n,
+	    &why) == -1);
+	ATF_CHECK(why != NULL && strcmp(why, "output too large") == 0);
+	why = NULL;
+	ATF_CHECK(bridge_reply_encode(REPLY_OK, "1 2", 3, out, hlen + 3, &n,
+	    &why) == -1);
+	ATF_CHECK(why != NULL && strcmp(why, "output too large") == 0);
+	why = NULL;
+	ATF_CHECK(bridge_initial_encode("1", 1, out,
+	    sizeof(AGENT_PAYLOAD_HEAD) + 2, &n, &why) == -1);
+	ATF_CHECK(why != NULL && strcmp(why, "output too large") == 0);
+}
+
+/*
+ * The wrapper adds one level: a result nested JSON_DEPTH_MAX - 1 deep
+ * makes a line JSON_DEPTH_MAX deep, the most any reader here accepts;
+ * one level more is refused.
+ */
+ATF_TC_WITHOUT_HEAD(reply_result_nested_below_the_ceiling);
+ATF_TC_BODY(reply_result_nested_below_the_ceiling, tc)
+{
+	char		 json[2 * JSON_DEPTH_MAX], out[2 * JSON_DEPTH_MAX + 64];
+	const char	*why;
+	size_t		 n, d;
+
+	for (d = JSON_DEPTH_MAX - 1; d <= JSON_DEPTH_MAX; d++) {
+		memset(json, '[', d);
+		memset(json + d, ']', d);
+		why = NULL;
+		n = 0;
+		if (d < JSON_DEPTH_MAX) {
+			ATF_CHECK_MSG(bridge_reply_encode(REPLY_OK, json,
+			    2 * d, out, sizeof(out), &n, &why) == 0,
+			    "depth %zu refused: %s", d, why);
+			ATF_CHECK_EQ(n, sizeof(AGENT_REPLY_HEAD) + 2 * d + 1);
+			ATF_CHECK(json_check(out, n, &(struct json_limits){
+			    sizeof(out), JSON_DEPTH_MAX }) == JSON_OK);
+			ATF_CHECK(bridge_initial_encode(json, 2 * d, out,
+			    sizeof(out), &n, &why) == 0);
+		} else {
+			ATF_CHECK(bridge_reply_encode(REPLY_OK, json, 2 * d,
+			    out, sizeof(out), &n, &why) == -1);
+			ATF_CHECK(why != NULL &&
+			    strcmp(why, "nesting too deep") == 0);
+			why = NULL;
+			ATF_CHECK(bridge_initial_encode(json, 2 * d, out,
+			    sizeof(out), &n, &why) == -1);
+			ATF_CHECK(why != NULL &&
+			    strcmp(why, "nesting too deep") == 0);
+		}
+	}
+}
+
+/* Every refusal of the encoders with why NULL: nothing is written there. */
+ATF_TC_WITHOUT_HEAD(encoders_refuse_with_why_null);
+ATF_TC_BODY(encoders_refuse_with_why_null, tc)
+{
+	char	 out[128];
+	size_t	 n;
+
+	ATF_CHECK(bridge_reply_encode(REPLY_CODE_MAX, NULL, 0, out,
+	    sizeof(out), &n, NULL) == -1);
+	ATF_CHECK(bridge_reply_encode(REPLY_DENIED, NULL, 0, out, 8, &n,
+	    NULL) == -1);
+	ATF_CHECK(bridge_reply_encode(REPLY_OK, "1", 1, out, 4, &n,
+	    NULL) == -1);
+	ATF_CHECK(bridge_reply_encode(REPLY_OK, "1 2", 3, out, sizeof(out),
+	    &n, NULL) == -1);
+	ATF_CHECK(bridge_initial_encode("1", 1, out, 4, &n, NULL) == -1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, reference_malformed_frames_refused);
@@ -863,6 +1146,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, operation_empty_or_too_long_refused);
 	ATF_TP_ADD_TC(tp, operation_with_bad_characters_refused);
 	ATF_TP_ADD_TC(tp, missing_or_other_members_refused);
+	ATF_TP_ADD_TC(tp, bad_operation_named_before_bad_arguments);
+	ATF_TP_ADD_TC(tp, operation_name_valid_from_1_to_64_bytes);
 	ATF_TP_ADD_TC(tp, wide_arguments_object_refused);
 	ATF_TP_ADD_TC(tp, valid_frames_yield_canonical_arguments);
 	ATF_TP_ADD_TC(tp, frame_with_number_out_of_range_refused);
@@ -874,10 +1159,17 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, stdout_budget_at_limit_accepted_one_more_refused);
 	ATF_TP_ADD_TC(tp, first_byte_over_a_bound_names_the_violation);
 	ATF_TP_ADD_TC(tp, line_violation_is_final);
+	ATF_TP_ADD_TC(tp, violating_bytes_are_not_taken);
+	ATF_TP_ADD_TC(tp, empty_feed_takes_nothing_completes_nothing);
+	ATF_TP_ADD_TC(tp, whole_line_returned_in_place);
+	ATF_TP_ADD_TC(tp, line_of_buffer_size_gathered_one_more_refused);
 	ATF_TP_ADD_TC(tp, unterminated_line_at_end_of_stream_refused);
 	ATF_TP_ADD_TC(tp, reply_ok_carries_canonical_result_on_one_line);
 	ATF_TP_ADD_TC(tp, reply_with_invalid_result_refused);
 	ATF_TP_ADD_TC(tp, reply_errors_use_the_fixed_vocabulary);
 	ATF_TP_ADD_TC(tp, initial_frame_wraps_canonical_payload);
+	ATF_TP_ADD_TC(tp, reply_room_for_head_value_and_tail);
+	ATF_TP_ADD_TC(tp, reply_result_nested_below_the_ceiling);
+	ATF_TP_ADD_TC(tp, encoders_refuse_with_why_null);
 	return atf_no_error();
 }

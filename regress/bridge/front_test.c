@@ -958,7 +958,8 @@ static struct {
 	int			 code;
 } e;
 
-enum { E_INIT, E_RESULT, E_ERROR, E_TOOL, E_REFUSAL, E_CHANGED, E_LIST };
+enum { E_INIT, E_RESULT, E_ERROR, E_TOOL, E_REFUSAL, E_CHANGED, E_LIST,
+    E_LIST_SCHEMA };
 
 static int
 enc(char *o, size_t sz, size_t *n, const char **why)
@@ -986,6 +987,10 @@ enc(char *o, size_t sz, size_t *n, const char **why)
 		front_list_begin(&fl, &e.id, o, sz);
 		front_list_add(&fl, "read", e.in, "{\"type\":\"object\"}", 17);
 		front_list_add(&fl, "buy", NULL, "{}", 2);
+		return (front_list_end(&fl, n, why));
+	case E_LIST_SCHEMA:
+		front_list_begin(&fl, &e.id, o, sz);
+		front_list_add(&fl, "read", "d", e.in, e.inlen);
 		return (front_list_end(&fl, n, why));
 	}
 	abort();
@@ -1326,6 +1331,465 @@ ATF_TC_BODY(schema_strip_at_bound, tc)
 	free(t);
 }
 
+ATF_TC_WITHOUT_HEAD(front_codes_have_distinct_strings);
+ATF_TC_BODY(front_codes_have_distinct_strings, tc)
+{
+	const char	*s;
+	int		 i, j;
+
+	for (i = 0; i < FRONT_CODE_MAX; i++) {
+		ATF_REQUIRE(front_string(i) != NULL);
+		for (j = 0; j < i; j++)
+			ATF_CHECK(strcmp(front_string(i), front_string(j)) != 0);
+	}
+	ATF_CHECK_STREQ(front_string(FRONT_ARGUMENTS), "mcp_arguments");
+	s = front_string(FRONT_CODE_MAX);
+	ATF_CHECK(s != NULL && strcmp(s, "mcp_unknown") == 0);
+	s = front_string((enum front_code)-1);
+	ATF_CHECK(s != NULL && strcmp(s, "mcp_unknown") == 0);
+}
+
+/*
+ * The envelope's checks hold for the methods whose params are read
+ * after them: each line below is a valid initialize, tools/call or
+ * notifications/cancelled but for its one defect.
+ */
+#define CALL_PARAMS	"{\"name\":\"a\",\"arguments\":{}}"
+#define CANCEL_PARAMS	"{\"requestId\":1}"
+
+ATF_TC_WITHOUT_HEAD(envelope_checked_for_methods_with_params);
+ATF_TC_BODY(envelope_checked_for_methods_with_params, tc)
+{
+	/* An unknown member beside them. */
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	    "\"params\":" INIT_PARAMS ",\"x\":1}", FRONT_MEMBERS);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+	    "\"params\":" CALL_PARAMS ",\"x\":1}", FRONT_MEMBERS);
+	refused("{\"x\":1,\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\",\"params\":" CANCEL_PARAMS "}",
+	    FRONT_MEMBERS);
+	/* The wrong "jsonrpc". */
+	refused("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"initialize\","
+	    "\"params\":" INIT_PARAMS "}", FRONT_JSONRPC);
+	refused("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"tools/call\","
+	    "\"params\":" CALL_PARAMS "}", FRONT_JSONRPC);
+	refused("{\"jsonrpc\":\"1.0\",\"method\":\"notifications/cancelled\","
+	    "\"params\":" CANCEL_PARAMS "}", FRONT_JSONRPC);
+	/* An id that is not one. */
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"initialize\","
+	    "\"params\":" INIT_PARAMS "}", FRONT_ID);
+	refused("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"tools/call\","
+	    "\"params\":" CALL_PARAMS "}", FRONT_ID);
+}
+
+/*
+ * A line whose method and params are both wrong is named for its
+ * method: the method is checked first.
+ */
+ATF_TC_WITHOUT_HEAD(bad_method_named_before_bad_params);
+ATF_TC_BODY(bad_method_named_before_bad_params, tc)
+{
+	refused("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":1,\"params\":[]}",
+	    FRONT_METHOD);
+	refused("{\"jsonrpc\":\"2.0\",\"method\":\"\",\"params\":null}",
+	    FRONT_METHOD);
+}
+
+/* The id of line, as front_parse() took it. */
+static struct front_id
+id_of(const char *id)
+{
+	char	 line[256];
+
+	snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+	    "\"method\":\"ping\"}", id);
+	accepted(line, FRONT_M_PING);
+	return (msg.fm_id);
+}
+
+/* Only -0 is 0: no other integer shares a key, however alike. */
+ATF_TC_WITHOUT_HEAD(integer_ids_of_same_length_or_prefix_distinct);
+ATF_TC_BODY(integer_ids_of_same_length_or_prefix_distinct, tc)
+{
+	struct front_id	 zero, a, b;
+
+	zero = id_of("0");
+	a = id_of("12");
+	ATF_CHECK_STREQ(a.fi_key, "12");
+	ATF_CHECK(!front_id_equal(&a, &zero));
+	a = id_of("-5");
+	ATF_CHECK_STREQ(a.fi_key, "-5");
+	ATF_CHECK(!front_id_equal(&a, &zero));
+	a = id_of("1");
+	b = id_of("12");
+	ATF_CHECK(!front_id_equal(&a, &b));
+	ATF_CHECK(!front_id_equal(&b, &a));
+	b = id_of("2");
+	ATF_CHECK(!front_id_equal(&a, &b));
+	a = id_of("\"ab\"");
+	b = id_of("\"ac\"");
+	ATF_CHECK(!front_id_equal(&a, &b));
+	b = id_of("\"a\\u0062\"");
+	ATF_CHECK(front_id_equal(&a, &b));
+}
+
+/*
+ * The encoders' lines with the longest id, at every size: the id is the
+ * longest piece of a line, longer than all that follows it in some, and
+ * a line without room for it is refused however much else fits.
+ */
+ATF_TC_WITHOUT_HEAD(encoders_at_bound_with_longest_id);
+ATF_TC_BODY(encoders_at_bound_with_longest_id, tc)
+{
+	char	 nines[FRONT_ID_BYTES + 1], want[1024];
+
+	memset(nines, '9', FRONT_ID_BYTES);
+	nines[FRONT_ID_BYTES] = '\0';
+	id_longest();
+
+	e.kind = E_INIT;
+	e.in = NULL;
+	e.inlen = 0;
+	snprintf(want, sizeof(want), "{\"id\":%s,\"jsonrpc\":\"2.0\","
+	    "\"result\":{\"capabilities\":{\"tools\":{\"listChanged\":true}},"
+	    "\"protocolVersion\":\"2025-11-25\",\"serverInfo\":{\"name\":"
+	    "\"cmcp-privsep\",\"version\":\"1.0\"}}}\n", nines);
+	fits(want);
+
+	e.kind = E_ERROR;
+	e.code = 1;
+	e.in = "m";
+	snprintf(want, sizeof(want), "{\"id\":%s,\"jsonrpc\":\"2.0\","
+	    "\"error\":{\"code\":1,\"message\":\"m\"}}\n", nines);
+	fits(want);
+
+	e.kind = E_TOOL;
+	e.in = "{\"content\":[]}";
+	e.inlen = strlen(e.in);
+	snprintf(want, sizeof(want), "{\"id\":%s,\"jsonrpc\":\"2.0\","
+	    "\"result\":{\"content\":[],\"isError\":false}}\n", nines);
+	fits(want);
+	e.in = "{}";
+	e.inlen = 2;
+	snprintf(want, sizeof(want), "{\"id\":%s,\"jsonrpc\":\"2.0\","
+	    "\"result\":{\"content\":[{\"text\":\"{}\",\"type\":\"text\"}],"
+	    "\"isError\":false,\"structuredContent\":{}}}\n", nines);
+	fits(want);
+
+	e.kind = E_REFUSAL;
+	e.code = REPLY_DENIED;
+	snprintf(want, sizeof(want), "{\"id\":%s,\"jsonrpc\":\"2.0\","
+	    "\"result\":{\"content\":[{\"text\":\"denied\",\"type\":\"text\"}],"
+	    "\"isError\":true}}\n", nines);
+	fits(want);
+
+	e.kind = E_LIST;
+	e.in = NULL;
+	snprintf(want, sizeof(want), "{\"id\":%s,\"jsonrpc\":\"2.0\","
+	    "\"result\":{\"tools\":[{\"inputSchema\":{\"type\":\"object\"},"
+	    "\"name\":\"read\"},{\"inputSchema\":{},\"name\":\"buy\"}]}}\n",
+	    nines);
+	fits(want);
+}
+
+/*
+ * A CallToolResult whose content is longer than the rest of its line,
+ * at every size; and one whose text is all backslashes, wrapped.
+ */
+ATF_TC_WITHOUT_HEAD(encode_tool_result_long_content_at_bound);
+ATF_TC_BODY(encode_tool_result_long_content_at_bound, tc)
+{
+	e.kind = E_TOOL;
+	id_set("7");
+	e.in = "{\"content\":[{\"type\":\"text\",\"text\":\"0123456789"
+	    "0123456789012345678901234567890123456789\"}]}";
+	e.inlen = strlen(e.in);
+	fits("{\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"text\":"
+	    "\"01234567890123456789012345678901234567890123456789\","
+	    "\"type\":\"text\"}],\"isError\":false}}\n");
+	e.in = "{\"s\":\"\\\\\\\\\\\\\\\\\"}";
+	e.inlen = strlen(e.in);
+	fits("{\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[{\"text\":"
+	    "\"{\\\"s\\\":\\\"\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\"}\","
+	    "\"type\":\"text\"}],\"isError\":false,\"structuredContent\":"
+	    "{\"s\":\"\\\\\\\\\\\\\\\\\"}}}\n");
+}
+
+/* Only a member named isError says whether the call failed. */
+ATF_TC_WITHOUT_HEAD(encode_tool_result_other_booleans_not_is_error);
+ATF_TC_BODY(encode_tool_result_other_booleans_not_is_error, tc)
+{
+	ATF_CHECK_STREQ(tool_out("{\"content\":[],\"failed\":true}"),
+	    "{\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[],"
+	    "\"isError\":false}}\n");
+	ATF_CHECK_STREQ(tool_out("{\"isErrors\":true,\"content\":[]}"),
+	    "{\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[],"
+	    "\"isError\":false}}\n");
+	ATF_CHECK_STREQ(tool_out("{\"content\":[],\"isError\":true}"),
+	    "{\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[],"
+	    "\"isError\":true}}\n");
+}
+
+/*
+ * A result nested JSON_DEPTH_MAX - 1 deep is sent, a CallToolResult or
+ * wrapped; one level deeper is an invalid result either way.
+ */
+ATF_TC_WITHOUT_HEAD(encode_tool_result_depth_at_limit_one_more_refused);
+ATF_TC_BODY(encode_tool_result_depth_at_limit_one_more_refused, tc)
+{
+	char		 res[2 * JSON_DEPTH_MAX + 64];
+	const char	*why;
+	size_t		 d, len, n, i;
+	int		 call;
+
+	id_set("1");
+	for (call = 0; call <= 1; call++) {
+		for (d = JSON_DEPTH_MAX - 1; d <= JSON_DEPTH_MAX; d++) {
+			/* {"a": or {"content": and arrays to depth d. */
+			len = (size_t)snprintf(res, sizeof(res), "{\"%s\":",
+			    call ? "content" : "a");
+			for (i = 1; i < d; i++)
+				res[len++] = '[';
+			for (i = 1; i < d; i++)
+				res[len++] = ']';
+			res[len++] = '}';
+			why = NULL;
+			if (d < JSON_DEPTH_MAX) {
+				ATF_CHECK_MSG(front_encode_tool_result(&e.id,
+				    res, len, out, sizeof(out), &n, &why) == 0,
+				    "depth %zu refused: %s", d, why);
+			} else {
+				ATF_CHECK(front_encode_tool_result(&e.id, res,
+				    len, out, sizeof(out), &n, &why) == -1);
+				ATF_CHECK(why != NULL &&
+				    strcmp(why, "invalid result") == 0);
+			}
+		}
+	}
+}
+
+/*
+ * A list of one tool at every size: refused below the line's size,
+ * whichever piece found no room, and a tool that did not fit not
+ * counted.
+ */
+static void
+list_fits(const char *name, const char *schema, const char *want)
+{
+	struct front_list	 fl;
+	const char		*why;
+	char			*o;
+	size_t			 need = strlen(want) + 1, n, sz;
+
+	for (sz = 0; sz <= need; sz++) {
+		ATF_REQUIRE((o = malloc(sz > 0 ? sz : 1)) != NULL);
+		why = NULL;
+		front_list_begin(&fl, &e.id, o, sz);
+		front_list_add(&fl, name, NULL, schema, strlen(schema));
+		/* A tool that did not fit is not counted. */
+		ATF_CHECK_EQ_MSG(fl.fl_ntools, fl.fl_failed ? 0 : 1,
+		    "size %zu", sz);
+		if (sz == need) {
+			ATF_CHECK(front_list_end(&fl, &n, &why) == 0);
+			ATF_CHECK_STREQ(o, want);
+			ATF_CHECK_EQ(fl.fl_ntools, 1);
+		} else {
+			ATF_CHECK_MSG(front_list_end(&fl, &n, &why) == -1,
+			    "size %zu", sz);
+			ATF_CHECK_MSG(why != NULL &&
+			    strcmp(why, "output too large") == 0, "size %zu",
+			    sz);
+		}
+		free(o);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(list_long_schema_or_name_at_bound);
+ATF_TC_BODY(list_long_schema_or_name_at_bound, tc)
+{
+	id_set("1");
+	list_fits("r", "{\"enum\":[\"a long value of the schema, longer than "
+	    "what follows it\"]}", "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"
+	    "{\"tools\":[{\"inputSchema\":{\"enum\":[\"a long value of the "
+	    "schema, longer than what follows it\"]},\"name\":\"r\"}]}}\n");
+	list_fits("a_long_tool_name_longer_than_what_follows_it", "{}",
+	    "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"tools\":[{"
+	    "\"inputSchema\":{},\"name\":"
+	    "\"a_long_tool_name_longer_than_what_follows_it\"}]}}\n");
+}
+
+/*
+ * A schema stripped at every size: out needs the result and two bytes;
+ * below, refused, whichever piece (a long name, a long value, a
+ * bracket) found no room.
+ */
+static void
+strip_fits(const char *s, const char *want)
+{
+	const char	*why;
+	char		*o, *t;
+	size_t		 need = strlen(want) + 2, len = strlen(s), n, sz;
+
+	ATF_REQUIRE((t = malloc(len + 1)) != NULL);
+	for (sz = 0; sz <= need; sz++) {
+		ATF_REQUIRE((o = malloc(sz > 0 ? sz : 1)) != NULL);
+		why = NULL;
+		if (sz == need) {
+			ATF_CHECK(front_schema_strip(s, len, t, len + 1, o, sz,
+			    &n, &why) == 0);
+			ATF_CHECK_STREQ(o, want);
+			ATF_CHECK_EQ(n, strlen(want));
+		} else {
+			ATF_CHECK_MSG(front_schema_strip(s, len, t, len + 1, o,
+			    sz, &n, &why) == -1, "size %zu", sz);
+			ATF_CHECK_MSG(why != NULL &&
+			    strcmp(why, "output too large") == 0, "size %zu",
+			    sz);
+		}
+		free(o);
+	}
+	free(t);
+}
+
+ATF_TC_WITHOUT_HEAD(schema_strip_nested_at_bound);
+ATF_TC_BODY(schema_strip_nested_at_bound, tc)
+{
+	strip_fits("{\"type\":\"object\",\"title\":\"T\",\"properties\":"
+	    "{\"long_property_name_aaaaaaaaaaaaaaaaaaaa\":{\"type\":\"string\","
+	    "\"enum\":[\"a_long_enumerated_value_bbbbbbbbbbbbbbbbbbbbb\"],"
+	    "\"description\":\"d\"}},\"allOf\":[{\"const\":"
+	    "\"another_long_value_ccccccccccccccccccccccc\"},{\"title\":\"x\"}],"
+	    "\"items\":[{\"type\":\"integer\"},true],\"not\":{\"description\":"
+	    "\"n\",\"type\":\"null\"},\"additionalProperties\":false}",
+	    "{\"additionalProperties\":false,\"allOf\":[{\"const\":"
+	    "\"another_long_value_ccccccccccccccccccccccc\"},{}],\"items\":"
+	    "[{\"type\":\"integer\"},true],\"not\":{\"type\":\"null\"},"
+	    "\"properties\":{\"long_property_name_aaaaaaaaaaaaaaaaaaaa\":"
+	    "{\"enum\":[\"a_long_enumerated_value_bbbbbbbbbbbbbbbbbbbbb\"],"
+	    "\"type\":\"string\"}},\"type\":\"object\"}");
+	/* A long value last, in a list and in a map. */
+	strip_fits("{\"allOf\":[{},\"a long value, longer than what follows "
+	    "it\"]}", "{\"allOf\":[{},\"a long value, longer than what "
+	    "follows it\"]}");
+	strip_fits("{\"properties\":{\"p\":{},\"q\":\"a long value, longer "
+	    "than what follows it\"}}", "{\"properties\":{\"p\":{},\"q\":"
+	    "\"a long value, longer than what follows it\"}}");
+}
+
+/* Every keyword whose value is a schema has its annotations removed. */
+ATF_TC_WITHOUT_HEAD(schema_strip_each_subschema_keyword);
+ATF_TC_BODY(schema_strip_each_subschema_keyword, tc)
+{
+	static const char *const kw[] = {
+		"items", "additionalProperties", "not", "if", "then", "else",
+		"contains", "propertyNames",
+	};
+	char		 s[256], want[256], o[256], tmp[256];
+	size_t		 i, n;
+
+	for (i = 0; i < sizeof(kw) / sizeof(kw[0]); i++) {
+		snprintf(s, sizeof(s), "{\"%s\":{\"description\":\"d\","
+		    "\"title\":\"t\",\"type\":\"string\"}}", kw[i]);
+		snprintf(want, sizeof(want), "{\"%s\":{\"type\":\"string\"}}",
+		    kw[i]);
+		ATF_REQUIRE(front_schema_strip(s, strlen(s), tmp, sizeof(tmp),
+		    o, sizeof(o), &n, NULL) == 0);
+		ATF_CHECK_STREQ_MSG(o, want, "%s", kw[i]);
+		/* A boolean schema there is kept as it is. */
+		snprintf(s, sizeof(s), "{\"%s\":false}", kw[i]);
+		ATF_REQUIRE(front_schema_strip(s, strlen(s), tmp, sizeof(tmp),
+		    o, sizeof(o), &n, NULL) == 0);
+		ATF_CHECK_STREQ_MSG(o, s, "%s", kw[i]);
+	}
+	/* Elsewhere an object is a value: its members are kept. */
+	ATF_REQUIRE(front_schema_strip("{\"default\":{\"title\":\"t\"}}", 25,
+	    tmp, sizeof(tmp), o, sizeof(o), &n, NULL) == 0);
+	ATF_CHECK_STREQ(o, "{\"default\":{\"title\":\"t\"}}");
+}
+
+/*
+ * An error message ending in controls, and a result of the least size,
+ * at every size: each piece longer than what follows it.
+ */
+ATF_TC_WITHOUT_HEAD(encode_error_with_controls_at_bound);
+ATF_TC_BODY(encode_error_with_controls_at_bound, tc)
+{
+	e.kind = E_ERROR;
+	id_set("1");
+	e.code = 1;
+	e.in = "m\x1f\"\x01";
+	fits("{\"id\":1,\"jsonrpc\":\"2.0\",\"error\":{\"code\":1,"
+	    "\"message\":\"m\\u001f\\\"\\u0001\"}}\n");
+	e.kind = E_RESULT;
+	e.in = "{}";
+	e.inlen = 2;
+	fits("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{}}\n");
+}
+
+/*
+ * A value the caller gives that is not valid JSON is named so only once
+ * the line up to it has room: the pieces before it are checked first.
+ */
+static void
+why_at_every_size(const char *prefix, const char *bad)
+{
+	const char	*why;
+	char		*o;
+	size_t		 pre = strlen(prefix), n, sz;
+
+	for (sz = 0; sz < pre + 64; sz++) {
+		ATF_REQUIRE((o = malloc(sz > 0 ? sz : 1)) != NULL);
+		why = NULL;
+		ATF_CHECK(enc(o, sz, &n, &why) == -1);
+		ATF_CHECK_MSG(why != NULL && strcmp(why, sz < pre + 2 ?
+		    "output too large" : bad) == 0, "size %zu: %s", sz, why);
+		free(o);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(invalid_value_named_once_line_before_it_fits);
+ATF_TC_BODY(invalid_value_named_once_line_before_it_fits, tc)
+{
+	id_set("1");
+	e.kind = E_RESULT;
+	e.in = "{\"a\":}";
+	e.inlen = strlen(e.in);
+	why_at_every_size("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":",
+	    "invalid result");
+	e.kind = E_LIST_SCHEMA;
+	e.in = "{\"a\":}";
+	e.inlen = strlen(e.in);
+	why_at_every_size("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"
+	    "{\"tools\":[{\"description\":\"d\",\"inputSchema\":",
+	    "invalid schema");
+}
+
+/* A result nested JSON_DEPTH_MAX - 1 deep is sent, one more is not. */
+ATF_TC_WITHOUT_HEAD(encode_result_depth_at_limit_one_more_refused);
+ATF_TC_BODY(encode_result_depth_at_limit_one_more_refused, tc)
+{
+	char		 res[2 * JSON_DEPTH_MAX + 64];
+	const char	*why;
+	size_t		 d, len, n, i;
+
+	id_set("1");
+	for (d = JSON_DEPTH_MAX - 1; d <= JSON_DEPTH_MAX; d++) {
+		len = (size_t)snprintf(res, sizeof(res), "{\"a\":");
+		for (i = 1; i < d; i++)
+			res[len++] = '[';
+		for (i = 1; i < d; i++)
+			res[len++] = ']';
+		res[len++] = '}';
+		why = NULL;
+		ATF_CHECK_EQ_MSG(front_encode_result(&e.id, res, len, out,
+		    sizeof(out), &n, &why), d < JSON_DEPTH_MAX ? 0 : -1,
+		    "depth %zu", d);
+		if (d == JSON_DEPTH_MAX)
+			ATF_CHECK(why != NULL &&
+			    strcmp(why, "invalid result") == 0);
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, requests_accepted);
@@ -1377,5 +1841,19 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, encode_list_at_bound);
 	ATF_TP_ADD_TC(tp, list_failure_final);
 	ATF_TP_ADD_TC(tp, schema_strip_at_bound);
+	ATF_TP_ADD_TC(tp, front_codes_have_distinct_strings);
+	ATF_TP_ADD_TC(tp, envelope_checked_for_methods_with_params);
+	ATF_TP_ADD_TC(tp, bad_method_named_before_bad_params);
+	ATF_TP_ADD_TC(tp, integer_ids_of_same_length_or_prefix_distinct);
+	ATF_TP_ADD_TC(tp, encoders_at_bound_with_longest_id);
+	ATF_TP_ADD_TC(tp, encode_tool_result_long_content_at_bound);
+	ATF_TP_ADD_TC(tp, encode_tool_result_other_booleans_not_is_error);
+	ATF_TP_ADD_TC(tp, encode_tool_result_depth_at_limit_one_more_refused);
+	ATF_TP_ADD_TC(tp, list_long_schema_or_name_at_bound);
+	ATF_TP_ADD_TC(tp, schema_strip_nested_at_bound);
+	ATF_TP_ADD_TC(tp, schema_strip_each_subschema_keyword);
+	ATF_TP_ADD_TC(tp, encode_error_with_controls_at_bound);
+	ATF_TP_ADD_TC(tp, invalid_value_named_once_line_before_it_fits);
+	ATF_TP_ADD_TC(tp, encode_result_depth_at_limit_one_more_refused);
 	return atf_no_error();
 }

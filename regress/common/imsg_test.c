@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -830,8 +831,172 @@ ATF_TC_BODY(get_string_refuses_nul_and_overlong, tc)
 	close_pair(&a, &b, s);
 }
 
+/* Bytes on r's socket that imsgbuf_read takes: a message's first part. */
+static void
+buffer_part(struct imsgbuf *r, int wfd, size_t part)
+{
+	unsigned char	 buf[256];
+	struct pollfd	 pfd;
+
+	ATF_REQUIRE(part <= sizeof(buf) && part >= IMSG_HEADER_SIZE);
+	raw_msg(buf, sizeof(buf), NULL, 0);
+	memset(buf + IMSG_HEADER_SIZE, 'p', sizeof(buf) - IMSG_HEADER_SIZE);
+	send_raw(wfd, buf, part, NULL, 0);
+	pfd.fd = r->fd;
+	pfd.events = POLLIN;
+	ATF_REQUIRE_EQ(poll(&pfd, 1, POLL_MS), 1);
+	ATF_REQUIRE_EQ(imsgbuf_read(r), 1);
+	ATF_REQUIRE_EQ(r->rlen, part);
+}
+
+ATF_TC_WITHOUT_HEAD(maxsize_below_buffered_bytes_refused);
+ATF_TC_BODY(maxsize_below_buffered_bytes_refused, tc)
+{
+	struct imsgbuf	 a, b;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	buffer_part(&b, s[0], 100);
+	/* within the bounds, but below what is already buffered */
+	ATF_REQUIRE_ERRNO(EINVAL, imsgbuf_set_maxsize(&b, 99) == -1);
+	ATF_REQUIRE_EQ(b.maxsize, MAX_IMSG_BYTES);
+	ATF_REQUIRE_EQ(b.rlen, 100);
+	/* exactly what is buffered is enough */
+	ATF_REQUIRE_EQ(imsgbuf_set_maxsize(&b, 100), 0);
+	ATF_REQUIRE_EQ(b.maxsize, 100);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(clear_closes_queued_fds_and_empties);
+ATF_TC_BODY(clear_closes_queued_fds_and_empties, tc)
+{
+	struct imsgbuf	 a, b;
+	int		 s[2], fd, saved;
+
+	init_pair(&a, &b, s, 1);
+	buffer_part(&a, s[1], 40);
+	ATF_REQUIRE((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) != -1);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, 0, 0, fd, "x", 1), 1);
+	/* a queued descriptor that is 0 is closed too */
+	ATF_REQUIRE((saved = fcntl(0, F_DUPFD_CLOEXEC, 3)) != -1);
+	close(0);
+	ATF_REQUIRE_EQ(open("/dev/null", O_RDONLY), 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, 0, 0, 0, "y", 1), 1);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 2);
+	imsgbuf_clear(&a);
+	ATF_CHECK(!fd_is_open(fd));
+	ATF_CHECK(!fd_is_open(0));
+	ATF_REQUIRE(dup2(saved, 0) == 0);
+	close(saved);
+	ATF_CHECK_EQ(imsgbuf_queuelen(&a), 0);
+	ATF_CHECK(a.rbuf == NULL);
+	ATF_CHECK_EQ(a.rlen, 0);
+	imsgbuf_clear(&b);
+	close(s[0]);
+	close(s[1]);
+}
+
+ATF_TC_WITHOUT_HEAD(read_into_full_buffer_is_not_eof);
+ATF_TC_BODY(read_into_full_buffer_is_not_eof, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 data[64 - IMSG_HEADER_SIZE];
+	struct pollfd	 pfd;
+	int		 s[2];
+
+	memset(data, 'f', sizeof(data));
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_EQ(imsgbuf_set_maxsize(&b, 64), 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    data, sizeof(data)), 1);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    data, sizeof(data)), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	pfd.fd = b.fd;
+	pfd.events = POLLIN;
+	ATF_REQUIRE_EQ(poll(&pfd, 1, POLL_MS), 1);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(b.rlen, 64);
+	/* the buffer holds one whole message: more reading is not the end */
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(b.rlen, 64);
+	ATF_REQUIRE_EQ(b.reof, 0);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, data, sizeof(data));
+	imsg_free(&imsg);
+	ATF_REQUIRE_EQ(recv_one(NULL, &b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, data, sizeof(data));
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(read_error_returned);
+ATF_TC_BODY(read_error_returned, tc)
+{
+	struct imsgbuf	 ib;
+	int		 p[2];
+
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE(imsgbuf_init(&ib, p[0]) == 0);
+	ATF_REQUIRE_ERRNO(ENOTSOCK, imsgbuf_read(&ib) == -1);
+	ATF_REQUIRE_EQ(ib.rlen, 0);
+	imsgbuf_clear(&ib);
+	close(p[0]);
+	close(p[1]);
+}
+
+ATF_TC_WITHOUT_HEAD(read_nothing_waiting_is_not_eof);
+ATF_TC_BODY(read_nothing_waiting_is_not_eof, tc)
+{
+	struct imsgbuf	 a, b;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);	/* non-blocking: EAGAIN */
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(b.rlen, 0);
+	ATF_REQUIRE_EQ(b.reof, 0);
+	close_pair(&a, &b, s);
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+ATF_TC_WITHOUT_HEAD(read_interrupted_is_not_eof);
+ATF_TC_BODY(read_interrupted_is_not_eof, tc)
+{
+	struct imsgbuf		 a, b;
+	struct sigaction	 sa;
+	struct itimerval	 it;
+	int			 s[2];
+
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s) == 0);
+	ATF_REQUIRE(imsgbuf_init(&a, s[0]) == 0);
+	ATF_REQUIRE(imsgbuf_init(&b, s[1]) == 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: recvmsg gets EINTR */
+	sigemptyset(&sa.sa_mask);
+	ATF_REQUIRE(sigaction(SIGALRM, &sa, NULL) == 0);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_usec = 100 * 1000;
+	ATF_REQUIRE(setitimer(ITIMER_REAL, &it, NULL) == 0);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(b.rlen, 0);
+	ATF_REQUIRE_EQ(b.reof, 0);
+	close_pair(&a, &b, s);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, maxsize_below_buffered_bytes_refused);
+	ATF_TP_ADD_TC(tp, clear_closes_queued_fds_and_empties);
+	ATF_TP_ADD_TC(tp, read_into_full_buffer_is_not_eof);
+	ATF_TP_ADD_TC(tp, read_error_returned);
+	ATF_TP_ADD_TC(tp, read_nothing_waiting_is_not_eof);
+	ATF_TP_ADD_TC(tp, read_interrupted_is_not_eof);
 	ATF_TP_ADD_TC(tp, split_at_every_byte_boundary_reassembles);
 	ATF_TP_ADD_TC(tp, one_byte_writes_reassemble);
 	ATF_TP_ADD_TC(tp, max_size_message_passes);

@@ -980,10 +980,14 @@ ATF_TC_BODY(read_interrupted_is_not_eof, tc)
 	sa.sa_handler = on_alarm;	/* no SA_RESTART: recvmsg gets EINTR */
 	sigemptyset(&sa.sa_mask);
 	ATF_REQUIRE(sigaction(SIGALRM, &sa, NULL) == 0);
+	/* again every 100 ms, in case the first comes before the read */
 	memset(&it, 0, sizeof(it));
 	it.it_value.tv_usec = 100 * 1000;
+	it.it_interval.tv_usec = 100 * 1000;
 	ATF_REQUIRE(setitimer(ITIMER_REAL, &it, NULL) == 0);
 	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	memset(&it, 0, sizeof(it));
+	ATF_REQUIRE(setitimer(ITIMER_REAL, &it, NULL) == 0);
 	ATF_REQUIRE_EQ(b.rlen, 0);
 	ATF_REQUIRE_EQ(b.reof, 0);
 	close_pair(&a, &b, s);

@@ -12,7 +12,8 @@
 #   make lint       mandoc -Tlint on the man pages
 #   make mutate     the mutation harness on the security core's sources
 #                   (regress/mutate/mutate): MUTATE_FILES, MUTATE_SECONDS,
-#                   MUTATE_TIMEOUT, MUTATE_FROM, MUTATE_AGAIN
+#                   MUTATE_TIMEOUT, MUTATE_FROM, MUTATE_AGAIN,
+#                   MUTATE_SANITIZE
 #   make mutate-report  one table from several runs' MUTATE_RESULTS
 #
 # The suite's sources are listed here, a directory per process; mk/ builds
@@ -218,10 +219,11 @@ MUTATE_SECONDS?= 0
 MUTATE_TIMEOUT?=
 MUTATE_FROM?=
 MUTATE_AGAIN?=
+MUTATE_SANITIZE?= 1
 mutate:
 	MUTATE_FILES='$(MUTATE_FILES)' MUTATE_SECONDS='$(MUTATE_SECONDS)' \
 	    MUTATE_TIMEOUT='$(MUTATE_TIMEOUT)' MUTATE_FROM='$(MUTATE_FROM)' \
-	    MUTATE_AGAIN='$(MUTATE_AGAIN)' \
+	    MUTATE_AGAIN='$(MUTATE_AGAIN)' MUTATE_SANITIZE='$(MUTATE_SANITIZE)' \
 	    regress/mutate/mutate
 
 # The table and survivors of several runs' results (MUTATE_RESULTS, each a

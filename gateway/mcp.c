@@ -194,8 +194,8 @@ mcp_open(struct mcp_client *c, int wfd, int rfd,
 	if (sigaction(SIGPIPE, NULL, &sa) == -1 ||
 	    sigprocmask(SIG_BLOCK, NULL, &mask) == -1)
 		return MCP_E_SYSTEM;
-	if ((sa.sa_flags & SA_SIGINFO) == 0 && sa.sa_handler == SIG_DFL &&
-	    sigismember(&mask, SIGPIPE) != 1)
+	/* sa_sigaction is the same storage: with SA_SIGINFO, null is SIG_DFL */
+	if (sa.sa_handler == SIG_DFL && sigismember(&mask, SIGPIPE) != 1)
 		return MCP_E_INVAL;
 	return mcp_start(c, wfd, rfd);
 }

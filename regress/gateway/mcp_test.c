@@ -20,6 +20,7 @@
 
 #include <sys/types.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -2234,6 +2235,486 @@ ATF_TC_BODY(stream_closed_peer_no_sigpipe, tc)
 	mcp_close(&c);
 }
 
+/*
+ * The client's own contract, no server: what mcp_open and mcp_allow take
+ * and refuse, what they do to the descriptors, and what a client that
+ * never opened or was closed answers.  Each refused value is the only
+ * wrong one in its call.
+ */
+
+static void
+no_sigpipe(void)
+{
+	ATF_REQUIRE(signal(SIGPIPE, SIG_IGN) != SIG_ERR);
+}
+
+static int
+nonblocking(int fd)
+{
+	int	 fl;
+
+	ATF_REQUIRE((fl = fcntl(fd, F_GETFL)) != -1);
+	return (fl & O_NONBLOCK) != 0;
+}
+
+static int
+is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1;
+}
+
+/* A blocked SIGPIPE cannot kill the gateway either. */
+ATF_TC_WITHOUT_HEAD(open_sigpipe_blocked_accepted);
+ATF_TC_BODY(open_sigpipe_blocked_accepted, tc)
+{
+	struct mcp_client	 c;
+	sigset_t		 set;
+	int			 p[2];
+
+	ATF_REQUIRE(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	ATF_REQUIRE(sigprocmask(SIG_BLOCK, &set, NULL) == 0);
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_CHECK_EQ(mcp_open(&c, p[1], p[0], NULL), MCP_OK);
+	mcp_close(&c);
+}
+
+ATF_TC_WITHOUT_HEAD(open_zero_limits_take_defaults_given_ones_kept);
+ATF_TC_BODY(open_zero_limits_take_defaults_given_ones_kept, tc)
+{
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	int			 p[2];
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0);
+	memset(&lim, 0, sizeof(lim));
+	ATF_REQUIRE_EQ(mcp_open(&c, p[1], p[0], &lim), MCP_OK);
+	ATF_CHECK_EQ(c.lim.timeout_ms, MCP_TIMEOUT_MS);
+	ATF_CHECK_EQ(c.lim.response_bytes, MCP_RESPONSE_BYTES);
+	ATF_CHECK_EQ(c.lim.tools, MCP_TOOLS);
+	ATF_CHECK_EQ(c.lim.pages, MCP_LIST_PAGES);
+	mcp_close(&c);
+
+	ATF_REQUIRE(pipe(p) == 0);
+	lim.timeout_ms = 7;
+	lim.response_bytes = MCP_RESPONSE_MIN_BYTES;
+	lim.tools = 3;
+	lim.pages = 2;
+	ATF_REQUIRE_EQ(mcp_open(&c, p[1], p[0], &lim), MCP_OK);
+	ATF_CHECK_EQ(c.lim.timeout_ms, 7);
+	ATF_CHECK_EQ(c.lim.response_bytes, MCP_RESPONSE_MIN_BYTES);
+	ATF_CHECK_EQ(c.lim.tools, 3);
+	ATF_CHECK_EQ(c.lim.pages, 2);
+	mcp_close(&c);
+}
+
+/* One limit set, at its bound or one past it; the others the defaults. */
+static void
+limit_case(const char *what, unsigned int timeout_ms, size_t response,
+    unsigned int tools, unsigned int pages, enum mcp_error want)
+{
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	int			 p[2];
+	enum mcp_error		 e;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = timeout_ms;
+	lim.response_bytes = response;
+	lim.tools = tools;
+	lim.pages = pages;
+	e = mcp_open(&c, p[1], p[0], &lim);
+	ATF_CHECK_MSG(e == want, "%s: %s, want %s", what, mcp_strerror(e),
+	    mcp_strerror(want));
+	if (e == MCP_OK)
+		mcp_close(&c);
+	else {
+		ATF_CHECK(close(p[0]) == 0);
+		ATF_CHECK(close(p[1]) == 0);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(open_each_limit_at_bound_taken_one_more_refused);
+ATF_TC_BODY(open_each_limit_at_bound_taken_one_more_refused, tc)
+{
+	no_sigpipe();
+	limit_case("timeout at its maximum", MCP_TIMEOUT_MAX_MS, 0, 0, 0,
+	    MCP_OK);
+	limit_case("timeout past its maximum", MCP_TIMEOUT_MAX_MS + 1, 0, 0,
+	    0, MCP_E_INVAL);
+	limit_case("response at its minimum", 0, MCP_RESPONSE_MIN_BYTES, 0, 0,
+	    MCP_OK);
+	limit_case("response under its minimum", 0,
+	    MCP_RESPONSE_MIN_BYTES - 1, 0, 0, MCP_E_INVAL);
+	limit_case("response at its maximum", 0, MCP_RESPONSE_MAX_BYTES, 0, 0,
+	    MCP_OK);
+	limit_case("response past its maximum", 0,
+	    MCP_RESPONSE_MAX_BYTES + 1, 0, 0, MCP_E_INVAL);
+	limit_case("tools at their maximum", 0, 0, MCP_TOOLS_MAX, 0, MCP_OK);
+	limit_case("tools past their maximum", 0, 0, MCP_TOOLS_MAX + 1, 0,
+	    MCP_E_INVAL);
+	limit_case("pages at their maximum", 0, 0, 0, MCP_PAGES_MAX, MCP_OK);
+	limit_case("pages past their maximum", 0, 0, 0, MCP_PAGES_MAX + 1,
+	    MCP_E_INVAL);
+}
+
+/* A descriptor number that is not open, as either end. */
+ATF_TC_WITHOUT_HEAD(open_closed_descriptor_refused);
+ATF_TC_BODY(open_closed_descriptor_refused, tc)
+{
+	struct mcp_client	 c;
+	int			 p[2], gone;
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE((gone = dup(p[0])) != -1);
+	ATF_REQUIRE(close(gone) == 0);
+	ATF_CHECK_EQ(mcp_open(&c, gone, p[0], NULL), MCP_E_INVAL);
+	ATF_CHECK_EQ(mcp_open(&c, p[1], gone, NULL), MCP_E_INVAL);
+	/* still the caller's */
+	ATF_CHECK(is_open(p[0]) && is_open(p[1]));
+}
+
+ATF_TC_WITHOUT_HEAD(open_makes_both_descriptors_nonblocking);
+ATF_TC_BODY(open_makes_both_descriptors_nonblocking, tc)
+{
+	struct mcp_client	 c;
+	int			 p[2], q[2];
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0 && pipe(q) == 0);
+	ATF_REQUIRE(!nonblocking(p[1]) && !nonblocking(q[0]));
+	ATF_REQUIRE_EQ(mcp_open(&c, p[1], q[0], NULL), MCP_OK);
+	ATF_CHECK(nonblocking(p[1]));
+	ATF_CHECK(nonblocking(q[0]));
+	mcp_close(&c);
+	/* mcp_close closes both, the others not */
+	ATF_CHECK(!is_open(p[1]));
+	ATF_CHECK(!is_open(q[0]));
+	ATF_CHECK(is_open(p[0]) && is_open(q[1]));
+}
+
+/* A stream comes to a gateway without fcntl: it is left as it was. */
+ATF_TC_WITHOUT_HEAD(stream_open_leaves_descriptor_blocking);
+ATF_TC_BODY(stream_open_leaves_descriptor_blocking, tc)
+{
+	struct mcp_client	 c;
+	int			 sv[2];
+
+	no_sigpipe();
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	ATF_REQUIRE_EQ(mcp_open_stream(&c, sv[0], NULL, 0, NULL), MCP_OK);
+	ATF_CHECK(!nonblocking(sv[0]));
+	mcp_close(&c);
+}
+
+/* Descriptor 0 is a descriptor like any other, for both kinds. */
+ATF_TC_WITHOUT_HEAD(open_descriptor_zero_accepted);
+ATF_TC_BODY(open_descriptor_zero_accepted, tc)
+{
+	struct mcp_client	 c;
+	int			 p[2], sv[2];
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE(dup2(p[0], 0) == 0 && close(p[0]) == 0);
+	ATF_CHECK_EQ(mcp_open(&c, p[1], 0, NULL), MCP_OK);
+	mcp_close(&c);
+	ATF_CHECK(!is_open(0) && !is_open(p[1]));
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE(dup2(p[1], 0) == 0 && close(p[1]) == 0);
+	ATF_CHECK_EQ(mcp_open(&c, 0, p[0], NULL), MCP_OK);
+	mcp_close(&c);
+	ATF_CHECK(!is_open(0) && !is_open(p[0]));
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	ATF_REQUIRE(dup2(sv[0], 0) == 0 && close(sv[0]) == 0);
+	ATF_CHECK_EQ(mcp_open_stream(&c, 0, NULL, 0, NULL), MCP_OK);
+	mcp_close(&c);
+	ATF_CHECK(!is_open(0));
+}
+
+/*
+ * After a failed open the descriptors are still the caller's, descriptor
+ * 0 among them, and mcp_close closes none; every operation answers with
+ * the open's error, and after mcp_close with MCP_E_CLOSED.
+ */
+ATF_TC_WITHOUT_HEAD(failed_open_owns_nothing_answers_its_error);
+ATF_TC_BODY(failed_open_owns_nothing_answers_its_error, tc)
+{
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	int			 p[2];
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE(is_open(0));
+	memset(&lim, 0, sizeof(lim));
+	lim.tools = MCP_TOOLS_MAX + 1;
+	ATF_REQUIRE_EQ(mcp_open(&c, p[1], p[0], &lim), MCP_E_INVAL);
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_INVAL);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_INVAL);
+	mcp_close(&c);
+	ATF_CHECK(is_open(0));
+	ATF_CHECK(is_open(p[0]) && is_open(p[1]));
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_CLOSED);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CLOSED);
+}
+
+ATF_TC_WITHOUT_HEAD(allow_null_refused);
+ATF_TC_BODY(allow_null_refused, tc)
+{
+	struct mcp_client	 c;
+	int			 p[2];
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE_EQ(mcp_open(&c, p[1], p[0], NULL), MCP_OK);
+	ATF_CHECK_EQ(mcp_allow(&c, NULL), MCP_E_INVAL);
+	ATF_CHECK_EQ(c.nallow, 0);
+	mcp_close(&c);
+}
+
+/* A name configured twice takes one place of the tools bound. */
+ATF_TC_WITHOUT_HEAD(allow_same_name_twice_takes_one_place);
+ATF_TC_BODY(allow_same_name_twice_takes_one_place, tc)
+{
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	int			 p[2];
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0);
+	memset(&lim, 0, sizeof(lim));
+	lim.tools = 2;
+	ATF_REQUIRE_EQ(mcp_open(&c, p[1], p[0], &lim), MCP_OK);
+	/* names that differ by more than one byte's value */
+	ATF_CHECK_EQ(mcp_allow(&c, "a"), MCP_OK);
+	ATF_CHECK_EQ(mcp_allow(&c, "e"), MCP_OK);
+	ATF_CHECK_EQ(mcp_allow(&c, "a"), MCP_OK);
+	ATF_CHECK_EQ(mcp_allow(&c, "e"), MCP_OK);
+	ATF_CHECK_EQ(c.nallow, 2);
+	ATF_CHECK_EQ(mcp_allow(&c, "c"), MCP_E_INVAL);
+	ATF_CHECK_EQ(c.nallow, 2);
+	mcp_close(&c);
+}
+
+/*
+ * The server answers initialize and is gone before the initialized
+ * notification: the client is dead, with that error, not initialized.
+ * The peer closes its end of the client's requests before it answers, so
+ * the notification's write finds no reader.
+ */
+ATF_TC_WITHOUT_HEAD(initialized_not_delivered_fatal);
+ATF_TC_BODY(initialized_not_delivered_fatal, tc)
+{
+	static const char	 answer[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"result\":{\"protocolVersion\":\"" MCP_PROTOCOL_VERSION "\","
+	    "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\","
+	    "\"version\":\"1\"}}}\n";
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	int			 req[2], res[2], status;
+	pid_t			 pid;
+	char			 ch;
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(req) == 0 && pipe(res) == 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		(void)close(req[1]);
+		(void)close(res[0]);
+		do {
+			if (read(req[0], &ch, 1) != 1)
+				_exit(1);
+		} while (ch != '\n');
+		(void)close(req[0]);
+		if (write(res[1], answer, sizeof(answer) - 1) !=
+		    (ssize_t)sizeof(answer) - 1)
+			_exit(1);
+		_exit(0);
+	}
+	ATF_REQUIRE(close(req[0]) == 0 && close(res[1]) == 0);
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = 5000;
+	ATF_REQUIRE_EQ(mcp_open(&c, req[1], res[0], &lim), MCP_OK);
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_CLOSED);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CLOSED);
+	mcp_close(&c);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* SIGPIPE's default action given through sa_sigaction is still fatal. */
+ATF_TC_WITHOUT_HEAD(open_sigpipe_default_by_siginfo_refused);
+ATF_TC_BODY(open_sigpipe_default_by_siginfo_refused, tc)
+{
+	struct mcp_client	 c;
+	struct sigaction	 sa;
+	int			 p[2];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_flags = SA_SIGINFO;
+	sa.sa_sigaction = NULL;
+	ATF_REQUIRE(sigaction(SIGPIPE, &sa, NULL) == 0);
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_CHECK_EQ(mcp_open(&c, p[1], p[0], NULL), MCP_E_INVAL);
+	ATF_CHECK(is_open(p[0]) && is_open(p[1]));
+}
+
+/* What initialize writes: the request's line, then the notification's. */
+ATF_TC_WITHOUT_HEAD(initialize_writes_request_then_notification_line);
+ATF_TC_BODY(initialize_writes_request_then_notification_line, tc)
+{
+	static const char	 answer[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"result\":{\"protocolVersion\":\"" MCP_PROTOCOL_VERSION "\","
+	    "\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\","
+	    "\"version\":\"1\"}}}\n";
+	static const char	 note[] = "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}\n";
+	struct mcp_client	 c;
+	char			 buf[4096], *nl;
+	int			 req[2], res[2];
+	ssize_t			 n;
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(req) == 0 && pipe(res) == 0);
+	ATF_REQUIRE(write(res[1], answer, sizeof(answer) - 1) ==
+	    (ssize_t)sizeof(answer) - 1);
+	ATF_REQUIRE_EQ(mcp_open(&c, req[1], res[0], NULL), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE((n = read(req[0], buf, sizeof(buf) - 1)) > 0);
+	buf[n] = '\0';
+	ATF_REQUIRE((nl = strchr(buf, '\n')) != NULL);
+	ATF_CHECK(strncmp(buf, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"initialize\",", 44) == 0);
+	ATF_CHECK_STREQ(nl + 1, note);
+	mcp_close(&c);
+}
+
+/*
+ * Allocation failures, produced for real: a child whose address space
+ * is capped just above what it uses.  Not under ASan, whose shadow
+ * memory such a cap forbids.
+ */
+static size_t
+vm_bytes(void)
+{
+	unsigned long	 pages;
+	FILE		*f;
+
+	ATF_REQUIRE((f = fopen("/proc/self/statm", "r")) != NULL);
+	ATF_REQUIRE(fscanf(f, "%lu", &pages) == 1);
+	fclose(f);
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void
+cap_memory(size_t more)
+{
+	struct rlimit	 rl;
+
+	rl.rlim_cur = rl.rlim_max = vm_bytes() + more;
+	if (setrlimit(RLIMIT_AS, &rl) == -1)
+		_exit(2);
+}
+
+/* Every allocation the heap can still give, down to a byte's, taken. */
+static void
+exhaust_heap(void)
+{
+	static const size_t	 sizes[] = { 4096, 256, 64, 16, 1 };
+	size_t			 i, k;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (i = 0; i < 100000000; i++)
+			if (malloc(sizes[k]) == NULL)
+				break;
+		if (i == 100000000)
+			_exit(3);
+	}
+}
+
+static int
+asan(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/* The child's exit: 0 when the client refused with MCP_E_SYSTEM, kept
+ * no buffer and left the descriptors open. */
+static void
+child_checked(pid_t pid)
+{
+	int	 status;
+
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE_MSG(WIFEXITED(status), "the child died");
+	ATF_CHECK_MSG(WEXITSTATUS(status) == 0, "the child's exit: %d",
+	    WEXITSTATUS(status));
+}
+
+ATF_TC_WITHOUT_HEAD(open_buffers_not_allocated_refused_none_kept);
+ATF_TC_BODY(open_buffers_not_allocated_refused_none_kept, tc)
+{
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	int			 p[2];
+	pid_t			 pid;
+
+	if (asan())
+		atf_tc_skip("an address space cap and ASan do not mix");
+	no_sigpipe();
+	ATF_REQUIRE(pipe(p) == 0);
+	memset(&lim, 0, sizeof(lim));
+	lim.response_bytes = MCP_RESPONSE_MAX_BYTES;
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		/* room for the first response buffer, not the second */
+		cap_memory(MCP_RESPONSE_MAX_BYTES + MCP_RESPONSE_MAX_BYTES / 2);
+		if (mcp_open(&c, p[1], p[0], &lim) != MCP_E_SYSTEM)
+			_exit(10);
+		if (c.rbuf != NULL || c.cbuf != NULL)
+			_exit(11);
+		if (!is_open(p[0]) || !is_open(p[1]))
+			_exit(12);
+		_exit(0);
+	}
+	child_checked(pid);
+}
+
+ATF_TC_WITHOUT_HEAD(stream_head_not_allocated_refused);
+ATF_TC_BODY(stream_head_not_allocated_refused, tc)
+{
+	static const unsigned char	 head[1] = { 1 };
+	struct mcp_client		 c;
+	int				 sv[2];
+	pid_t				 pid;
+
+	if (asan())
+		atf_tc_skip("an address space cap and ASan do not mix");
+	no_sigpipe();
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		cap_memory(0);
+		exhaust_heap();
+		if (mcp_open_stream(&c, sv[0], head, sizeof(head), NULL) !=
+		    MCP_E_SYSTEM)
+			_exit(10);
+		if (!is_open(sv[0]))
+			_exit(12);
+		_exit(0);
+	}
+	child_checked(pid);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
@@ -2354,5 +2835,20 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, stream_open_checks_head_and_descriptor);
 	ATF_TP_ADD_TC(tp, stream_empty_frames_do_not_hold_a_call);
 	ATF_TP_ADD_TC(tp, stream_closed_peer_no_sigpipe);
+	ATF_TP_ADD_TC(tp, open_sigpipe_blocked_accepted);
+	ATF_TP_ADD_TC(tp, open_zero_limits_take_defaults_given_ones_kept);
+	ATF_TP_ADD_TC(tp, open_each_limit_at_bound_taken_one_more_refused);
+	ATF_TP_ADD_TC(tp, open_closed_descriptor_refused);
+	ATF_TP_ADD_TC(tp, open_makes_both_descriptors_nonblocking);
+	ATF_TP_ADD_TC(tp, stream_open_leaves_descriptor_blocking);
+	ATF_TP_ADD_TC(tp, open_descriptor_zero_accepted);
+	ATF_TP_ADD_TC(tp, failed_open_owns_nothing_answers_its_error);
+	ATF_TP_ADD_TC(tp, allow_null_refused);
+	ATF_TP_ADD_TC(tp, allow_same_name_twice_takes_one_place);
+	ATF_TP_ADD_TC(tp, initialized_not_delivered_fatal);
+	ATF_TP_ADD_TC(tp, open_sigpipe_default_by_siginfo_refused);
+	ATF_TP_ADD_TC(tp, initialize_writes_request_then_notification_line);
+	ATF_TP_ADD_TC(tp, open_buffers_not_allocated_refused_none_kept);
+	ATF_TP_ADD_TC(tp, stream_head_not_allocated_refused);
 	return atf_no_error();
 }

@@ -229,8 +229,9 @@ mutate:
 # The table and survivors of several runs' results (MUTATE_RESULTS, each a
 # results.tsv), against the sources as they are: regress/mutate/report.
 MUTATE_RESULTS?=
+MUTATE_MERGED?=
 mutate-report:
-	regress/mutate/report $(MUTATE_RESULTS)
+	MUTATE_MERGED='$(MUTATE_MERGED)' regress/mutate/report $(MUTATE_RESULTS)
 
 lint:
 	mandoc -Tlint -Wwarning $(MANS)

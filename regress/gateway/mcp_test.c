@@ -2715,6 +2715,528 @@ ATF_TC_BODY(stream_head_not_allocated_refused, tc)
 	child_checked(pid);
 }
 
+/*
+ * A scripted peer on two pipes, for what a fixture cannot pin down to
+ * the byte: each step reads one line the client wrote, appends it to
+ * peer.log, and writes its reply (none when NULL), after closing the
+ * client's requests when the step says so.  After the last step it holds
+ * its end of the replies open until killed.
+ */
+struct peer_step {
+	const char	*reply;
+	int		 close_requests;
+	unsigned int	 delay_ms;	/* before the reply */
+};
+
+struct peer {
+	pid_t		 pid;
+	int		 wfd;		/* the client's requests */
+	int		 rfd;		/* the peer's replies */
+};
+
+#define PEER_INIT	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" \
+	"{\"protocolVersion\":\"" MCP_PROTOCOL_VERSION "\",\"capabilities\":" \
+	"{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n"
+#define PEER_TOOL	"{\"name\":\"echo\"," \
+	"\"inputSchema\":{\"type\":\"object\"}}"
+#define PEER_LIST(id, tools) "{\"jsonrpc\":\"2.0\",\"id\":" id \
+	",\"result\":{\"tools\":[" tools "]}}\n"
+#define PEER_RESULT	"{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}"
+#define PEER_CALL(id)	"{\"jsonrpc\":\"2.0\",\"id\":" id ",\"result\":" \
+	PEER_RESULT "}\n"
+
+static void
+peer_start(struct peer *p, const struct peer_step *steps, size_t n)
+{
+	int	 req[2], res[2], log;
+	size_t	 i, len;
+	char	 ch;
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(req) == 0 && pipe(res) == 0);
+	ATF_REQUIRE((p->pid = fork()) != -1);
+	if (p->pid == 0) {
+		(void)close(req[1]);
+		(void)close(res[0]);
+		if ((log = open("peer.log", O_WRONLY | O_CREAT | O_TRUNC,
+		    0644)) == -1)
+			_exit(1);
+		for (i = 0; i < n; i++) {
+			do {
+				if (read(req[0], &ch, 1) != 1)
+					_exit(1);
+				if (write(log, &ch, 1) != 1)
+					_exit(1);
+			} while (ch != '\n');
+			if (steps[i].close_requests)
+				(void)close(req[0]);
+			if (steps[i].reply == NULL)
+				continue;
+			if (steps[i].delay_ms > 0)
+				(void)poll(NULL, 0, (int)steps[i].delay_ms);
+			len = strlen(steps[i].reply);
+			if (write(res[1], steps[i].reply, len) != (ssize_t)len)
+				_exit(1);
+		}
+		for (;;)
+			pause();
+	}
+	ATF_REQUIRE(close(req[0]) == 0 && close(res[1]) == 0);
+	p->wfd = req[1];
+	p->rfd = res[0];
+}
+
+static void
+peer_stop(struct peer *p)
+{
+	(void)kill(p->pid, SIGKILL);
+	ATF_REQUIRE(waitpid(p->pid, NULL, 0) == p->pid);
+}
+
+/* Line k (from 1) of what the client wrote, without its newline. */
+static const char *
+peer_line(int k, char *buf, size_t cap)
+{
+	FILE	*f;
+	int	 i;
+
+	ATF_REQUIRE((f = fopen("peer.log", "r")) != NULL);
+	for (i = 0; i < k; i++)
+		if (fgets(buf, (int)cap, f) == NULL) {
+			buf[0] = '\0';
+			break;
+		}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* Initialized, echo allowed, on the peer; tools the bound if not 0. */
+static void
+peer_client_tools(struct mcp_client *c, struct peer *p,
+    unsigned int timeout_ms, unsigned int tools)
+{
+	struct mcp_limits	 lim;
+
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = timeout_ms;
+	lim.tools = tools;
+	ATF_REQUIRE_EQ(mcp_open(c, p->wfd, p->rfd, &lim), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_allow(c, "echo"), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_initialize(c), MCP_OK);
+}
+
+static void
+peer_client(struct mcp_client *c, struct peer *p, unsigned int timeout_ms)
+{
+	peer_client_tools(c, p, timeout_ms, 0);
+}
+
+ATF_TC_WITHOUT_HEAD(list_pages_requested_with_exact_params);
+ATF_TC_BODY(list_pages_requested_with_exact_params, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[],"
+		  "\"nextCursor\":\"c1\"}}\n", 0, 0 },
+		{ PEER_LIST("3", PEER_TOOL), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 line[1024];
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_STREQ(peer_line(3, line, sizeof(line)),
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\","
+	    "\"params\":{}}");
+	ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)),
+	    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\","
+	    "\"params\":{\"cursor\":\"c1\"}}");
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/* nextCursor: a number, then strings of 1024 bytes quoted and 1025. */
+static void
+cursor_case(const char *cursor, enum mcp_error want)
+{
+	struct peer_step	 steps[4];
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 page[2048], line[2048], sent[2048];
+	enum mcp_error		 e;
+
+	snprintf(page, sizeof(page), "{\"jsonrpc\":\"2.0\",\"id\":2,"
+	    "\"result\":{\"tools\":[],\"nextCursor\":%s}}\n", cursor);
+	steps[0].reply = PEER_INIT;
+	steps[1].reply = NULL;
+	steps[2].reply = page;
+	steps[3].reply = PEER_LIST("3", PEER_TOOL);
+	steps[0].close_requests = steps[1].close_requests =
+	    steps[2].close_requests = steps[3].close_requests = 0;
+	steps[0].delay_ms = steps[1].delay_ms = steps[2].delay_ms =
+	    steps[3].delay_ms = 0;
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	e = mcp_list_tools(&c);
+	ATF_CHECK_MSG(e == want, "cursor of %zu bytes: %s, want %s",
+	    strlen(cursor), mcp_strerror(e), mcp_strerror(want));
+	if (want == MCP_OK) {
+		snprintf(sent, sizeof(sent), "{\"jsonrpc\":\"2.0\",\"id\":3,"
+		    "\"method\":\"tools/list\",\"params\":{\"cursor\":%s}}",
+		    cursor);
+		ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)), sent);
+	}
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+ATF_TC_WITHOUT_HEAD(list_cursor_not_a_string_refused);
+ATF_TC_BODY(list_cursor_not_a_string_refused, tc)
+{
+	cursor_case("5", MCP_E_PROTOCOL);
+	cursor_case("\"c\"", MCP_OK);
+}
+
+ATF_TC_WITHOUT_HEAD(list_cursor_at_bound_taken_one_more_refused);
+ATF_TC_BODY(list_cursor_at_bound_taken_one_more_refused, tc)
+{
+	char	 cur[MCP_CURSOR_BYTES + 2];
+
+	/* MCP_CURSOR_BYTES with its quotes */
+	memset(cur, 'c', sizeof(cur));
+	cur[0] = '"';
+	cur[MCP_CURSOR_BYTES - 1] = '"';
+	cur[MCP_CURSOR_BYTES] = '\0';
+	cursor_case(cur, MCP_OK);
+	cur[MCP_CURSOR_BYTES - 1] = 'c';
+	cur[MCP_CURSOR_BYTES] = '"';
+	cur[MCP_CURSOR_BYTES + 1] = '\0';
+	cursor_case(cur, MCP_E_PROTOCOL);
+}
+
+/*
+ * A configured tool the pinned list did not have, listed later: the
+ * operator approved a session without it, so that is a change too.
+ */
+ATF_TC_WITHOUT_HEAD(relist_configured_tool_appearing_fatal);
+ATF_TC_BODY(relist_configured_tool_appearing_fatal, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", ""), 0, 0 },
+		{ PEER_LIST("3", PEER_TOOL), 0, 0 },
+	};
+	static const uint8_t	 zero[SHA256_DIGEST_BYTES];
+	struct mcp_client	 c;
+	struct peer		 p;
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "echo"), MCP_TOOL_CONFIGURED);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CHANGED);
+	ATF_CHECK_STREQ(c.changed, "echo");
+	ATF_CHECK(memcmp(c.changed_was, zero, sizeof(zero)) == 0);
+	ATF_CHECK(memcmp(c.changed_now, zero, sizeof(zero)) != 0);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/* A name one byte longer than any tool's is no listed tool's. */
+ATF_TC_WITHOUT_HEAD(tool_state_longer_name_not_truncated);
+ATF_TC_BODY(tool_state_longer_name_not_truncated, tc)
+{
+#define N63	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL ",{\"name\":\"" N63 "\","
+		  "\"inputSchema\":{\"type\":\"object\"}}"), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+
+	ATF_REQUIRE_EQ(strlen(N63), MCP_NAME_BYTES - 1);
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_tool_state(&c, N63), MCP_TOOL_DISCOVERED);
+	ATF_CHECK_EQ(mcp_tool_state(&c, N63 "a"), 0);
+	mcp_close(&c);
+	peer_stop(&p);
+#undef N63
+}
+
+ATF_TC_WITHOUT_HEAD(call_without_name_or_arguments_refused);
+ATF_TC_BODY(call_without_name_or_arguments_refused, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256];
+	size_t			 reslen = sizeof(res);
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_call(&c, NULL, "{}", 2, res, &reslen, NULL),
+	    MCP_E_NOT_ALLOWED);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", NULL, 2, res, &reslen, NULL),
+	    MCP_E_ARGS);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/* The result in exactly its room, then in one byte less. */
+ATF_TC_WITHOUT_HEAD(call_result_in_exact_room_one_less_too_large);
+ATF_TC_BODY(call_result_in_exact_room_one_less_too_large, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+		{ PEER_CALL("3"), 0, 0 }, { PEER_CALL("4"), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256];
+	size_t			 reslen;
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	memset(res, 'x', sizeof(res));
+	reslen = strlen(PEER_RESULT);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_OK);
+	ATF_CHECK_EQ(reslen, strlen(PEER_RESULT));
+	ATF_CHECK(memcmp(res, PEER_RESULT, strlen(PEER_RESULT)) == 0);
+	/* nothing written past the room given */
+	memset(res, 'x', sizeof(res));
+	reslen = strlen(PEER_RESULT) - 1;
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_E_TOO_LARGE);
+	ATF_CHECK_EQ(res[strlen(PEER_RESULT) - 1], 'x');
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/*
+ * The server stops reading before a call: the call's write finds no
+ * reader, the client is dead with MCP_E_CLOSED and stays so.
+ */
+ATF_TC_WITHOUT_HEAD(call_not_delivered_fatal);
+ATF_TC_BODY(call_not_delivered_fatal, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 1, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256];
+	size_t			 reslen = sizeof(res);
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_E_CLOSED);
+	reslen = sizeof(res);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_E_CLOSED);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/*
+ * A call long after the last operation has a deadline of its own: what
+ * waits before it is read against the call's, not the old one.
+ */
+ATF_TC_WITHOUT_HEAD(call_after_idle_longer_than_deadline_delivered);
+ATF_TC_BODY(call_after_idle_longer_than_deadline_delivered, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+		{ PEER_CALL("3"), 0, 0 },
+	};
+	struct timespec		 idle = { 0, 400 * 1000 * 1000 };
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256];
+	size_t			 reslen = sizeof(res);
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 200);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_REQUIRE(nanosleep(&idle, NULL) == 0);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_OK);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/*
+ * A bad line the server sends between calls is read before the next
+ * call goes out: that call is not sent and the client is dead.
+ */
+ATF_TC_WITHOUT_HEAD(garbage_between_calls_fatal_call_not_sent);
+ATF_TC_BODY(garbage_between_calls_fatal_call_not_sent, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL) "not json\n", 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256], line[256];
+	size_t			 reslen = sizeof(res);
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_E_SYNTAX);
+	reslen = sizeof(res);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_E_SYNTAX);
+	mcp_close(&c);
+	peer_stop(&p);
+	ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)), "");
+}
+
+/* An error answer is not cancelled: the next line is the next call. */
+ATF_TC_WITHOUT_HEAD(rpc_error_not_cancelled);
+ATF_TC_BODY(rpc_error_not_cancelled, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32000,"
+		  "\"message\":\"no\"}}\n", 0, 0 },
+		{ PEER_CALL("4"), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256], line[256];
+	size_t			 reslen = sizeof(res);
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_E_RPC_ERROR);
+	reslen = sizeof(res);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_OK);
+	ATF_CHECK(strstr(peer_line(5, line, sizeof(line)),
+	    "\"method\":\"tools/call\"") != NULL);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/* Every configured place taken: a relist reads no name past them. */
+ATF_TC_WITHOUT_HEAD(relist_with_every_place_configured);
+ATF_TC_BODY(relist_with_every_place_configured, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+		{ PEER_LIST("3", PEER_TOOL), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client_tools(&c, &p, 5000, 1);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+#define PEER_CHANGED	"{\"jsonrpc\":\"2.0\",\"method\":" \
+	"\"notifications/tools/list_changed\"}\n"
+
+/*
+ * A list_changed before a call: the relist takes most of one deadline,
+ * and the call has a whole one of its own after it.
+ */
+ATF_TC_WITHOUT_HEAD(call_after_slow_relist_has_its_own_deadline);
+ATF_TC_BODY(call_after_slow_relist_has_its_own_deadline, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL) PEER_CHANGED, 0, 0 },
+		{ PEER_LIST("3", PEER_TOOL), 0, 600 },
+		{ PEER_CALL("4"), 0, 600 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256];
+	size_t			 reslen = sizeof(res);
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 1000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_OK);
+	ATF_CHECK_EQ(c.relists, 1);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+/*
+ * A rug-pull announced with a result: the result is withheld, every byte
+ * of it cleared when it had filled its room exactly, nothing written
+ * when it did not fit, and nothing past the room touched either way.
+ */
+static void
+withheld_case(size_t room)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+		{ PEER_CHANGED PEER_CALL("3"), 0, 0 },
+		{ PEER_LIST("4", "{\"name\":\"echo\",\"description\":\"new\","
+		  "\"inputSchema\":{\"type\":\"object\"}}"), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	char			 res[256];
+	size_t			 reslen, i, n = strlen(PEER_RESULT);
+	char			 want = room >= n ? '\0' : 'x';
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	memset(res, 'x', sizeof(res));
+	reslen = room;
+	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
+	    MCP_E_CHANGED);
+	for (i = 0; i < room; i++)
+		if (res[i] != want)
+			break;
+	ATF_CHECK_MSG(i == room, "room %zu: byte %zu is %#x", room, i,
+	    (unsigned char)res[i]);
+	ATF_CHECK_MSG(res[room] == 'x', "room %zu: the byte past it written",
+	    room);
+	mcp_close(&c);
+	peer_stop(&p);
+}
+
+ATF_TC_WITHOUT_HEAD(result_withheld_in_exact_room_cleared);
+ATF_TC_BODY(result_withheld_in_exact_room_cleared, tc)
+{
+	withheld_case(strlen(PEER_RESULT));
+	withheld_case(strlen(PEER_RESULT) - 1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
@@ -2850,5 +3372,19 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, initialize_writes_request_then_notification_line);
 	ATF_TP_ADD_TC(tp, open_buffers_not_allocated_refused_none_kept);
 	ATF_TP_ADD_TC(tp, stream_head_not_allocated_refused);
+	ATF_TP_ADD_TC(tp, list_pages_requested_with_exact_params);
+	ATF_TP_ADD_TC(tp, list_cursor_not_a_string_refused);
+	ATF_TP_ADD_TC(tp, list_cursor_at_bound_taken_one_more_refused);
+	ATF_TP_ADD_TC(tp, relist_configured_tool_appearing_fatal);
+	ATF_TP_ADD_TC(tp, tool_state_longer_name_not_truncated);
+	ATF_TP_ADD_TC(tp, call_without_name_or_arguments_refused);
+	ATF_TP_ADD_TC(tp, call_result_in_exact_room_one_less_too_large);
+	ATF_TP_ADD_TC(tp, call_not_delivered_fatal);
+	ATF_TP_ADD_TC(tp, call_after_idle_longer_than_deadline_delivered);
+	ATF_TP_ADD_TC(tp, garbage_between_calls_fatal_call_not_sent);
+	ATF_TP_ADD_TC(tp, rpc_error_not_cancelled);
+	ATF_TP_ADD_TC(tp, relist_with_every_place_configured);
+	ATF_TP_ADD_TC(tp, call_after_slow_relist_has_its_own_deadline);
+	ATF_TP_ADD_TC(tp, result_withheld_in_exact_room_cleared);
 	return atf_no_error();
 }

@@ -1193,9 +1193,9 @@ ATF_TC_BODY(foreign_or_uninitialized_session_denied, tc)
 }
 
 /*
- * Inconsistent configurations and sessions.  The parser never makes
- * these; each case alters one field of a parsed configuration or of a
- * session, and puts it back before freeing.
+ * Bounds, and inconsistent configurations, sessions and decisions: the
+ * parser never makes the latter, so a case alters one field of what it
+ * parsed or decided, and puts it back before freeing.
  */
 
 #define TPRED(c, s, pred, args, want)					\
@@ -1306,17 +1306,19 @@ ATF_TC_BODY(session_init_without_labels_refused_closed, tc)
 }
 
 /*
- * CONF_OPERATIONS_MAX operations are a session's, every one approved and
- * revocable at once; one more is refused.
+ * CONF_OPERATIONS_MAX operations are a session's, every one approved,
+ * counted and revocable at once; one more operation, or one more name in
+ * an update, is refused.
  */
 ATF_TC_WITHOUT_HEAD(session_operation_count_at_maximum);
 ATF_TC_BODY(session_operation_count_at_maximum, tc)
 {
-	static char		 namebuf[CONF_OPERATIONS_MAX][16];
-	const char		*names[CONF_OPERATIONS_MAX];
+	static char		 namebuf[CONF_OPERATIONS_MAX + 1][16];
+	const char		*names[CONF_OPERATIONS_MAX + 1];
 	struct conf_operation	 extra;
 	struct cmcp_conf	*c;
 	struct gw_session	 s;
+	struct gw_decision	 d;
 	char			*text;
 	size_t			 sz = 65536, n;
 	int			 i;
@@ -1327,9 +1329,11 @@ ATF_TC_BODY(session_operation_count_at_maximum, tc)
 	    "\tceiling confidential\n"
 	    "\tlabel confidential\n"
 	    "}\n");
-	for (i = 0; i < CONF_OPERATIONS_MAX; i++) {
+	for (i = 0; i <= CONF_OPERATIONS_MAX; i++) {
 		snprintf(namebuf[i], sizeof(namebuf[i]), "o%d", i);
 		names[i] = namebuf[i];
+	}
+	for (i = 0; i < CONF_OPERATIONS_MAX; i++) {
 		n += (size_t)snprintf(text + n, sz - n,
 		    "operation \"%s\" tool \"read\"\n", names[i]);
 		ATF_REQUIRE(n < sz);
@@ -1341,7 +1345,12 @@ ATF_TC_BODY(session_operation_count_at_maximum, tc)
 	ATF_REQUIRE_EQ(gw_session_init(c, &s), 0);
 	ATF_CHECK_EQ(s.s_nops, CONF_OPERATIONS_MAX);
 	ALLOW(c, &s, "o0", "{}", 1);
-	ALLOW(c, &s, "o255", "{}", 1);
+	decide(c, &s, "o255", "{}", &d);
+	ATF_REQUIRE(d.allowed && d.opidx == CONF_OPERATIONS_MAX - 1);
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &d), 0);
+	ATF_CHECK_EQ(s.s_count[CONF_OPERATIONS_MAX - 1], 1);
+	ATF_CHECK_EQ(gw_gate_update(c, &s, 1, names, CONF_OPERATIONS_MAX + 1),
+	    GW_GATE_INVALID);
 	ATF_REQUIRE_EQ(gw_gate_update(c, &s, 1, names, CONF_OPERATIONS_MAX),
 	    GW_GATE_OK);
 	DENY(c, &s, "o0", "{}", GW_R_REVOKED, 0);

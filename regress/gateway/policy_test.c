@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <atf-c.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@
  * (confidential, internal), note (internal, internal), mail (public,
  * public).  Operation "limited" calls search with a budget of 2.
  */
-static const char header[] =
+static const char procs[] =
     "user bridge 61001:61001\n"
     "user gateway 61002:61002\n"
     "user auditor 61003:61003\n"
@@ -40,7 +41,8 @@ static const char header[] =
     "}\n"
     "server \"docs\" {\n"
     "\tcommand \"/usr/local/bin/mcp-docs\"\n"
-    "}\n"
+    "}\n";
+static const char header[] =
     "tool \"read\" {\n"
     "\tmcp server \"docs\" tool \"read\"\n"
     "\tceiling confidential\n"
@@ -87,6 +89,7 @@ conf_load_ceiling(const char *mail_ceiling, const char *rules)
 	FILE			*f;
 
 	ATF_REQUIRE((f = fopen(CONF_PATH, "w")) != NULL);
+	ATF_REQUIRE(fputs(procs, f) >= 0);
 	ATF_REQUIRE(fprintf(f, header, mail_ceiling) > 0);
 	ATF_REQUIRE(fputs(rules, f) >= 0);
 	ATF_REQUIRE(fclose(f) == 0);
@@ -99,6 +102,22 @@ static struct cmcp_conf *
 conf_load(const char *rules)
 {
 	return conf_load_ceiling("public", rules);
+}
+
+/* A configuration of the users, agent and server above and text. */
+static struct cmcp_conf *
+conf_load_text(const char *text)
+{
+	struct cmcp_conf	*c;
+	FILE			*f;
+
+	ATF_REQUIRE((f = fopen(CONF_PATH, "w")) != NULL);
+	ATF_REQUIRE(fputs(procs, f) >= 0);
+	ATF_REQUIRE(fputs(text, f) >= 0);
+	ATF_REQUIRE(fclose(f) == 0);
+	c = parse_config(CONF_PATH);
+	ATF_REQUIRE_MSG(c != NULL, "does not parse: %.200s", text);
+	return c;
 }
 
 /* A configuration and a fresh session on it. */
@@ -161,18 +180,24 @@ expect(int line, const struct cmcp_conf *c, struct gw_session *s,
  * One predicate on its own: "pass operation read <pred>" decides the
  * request to allowed (MATCH), default_block (NOMATCH) or rule_error.
  */
-static void
-pred_case(int line, const char *pred, const char *args, int want)
+static struct cmcp_conf *
+pred_setup(struct gw_session *s, const char *pred)
 {
-	struct cmcp_conf	*c;
-	struct gw_session	 s;
-	struct gw_decision	 d;
-	char			 rules[512];
-	int			 got;
+	char	 rules[512];
 
 	snprintf(rules, sizeof(rules), "pass operation \"read\" %s\n", pred);
-	c = setup(&s, rules);
-	decide(c, &s, "read", args, &d);
+	return setup(s, rules);
+}
+
+/* Whether the one rule of pred_setup() matched, did not, or erred. */
+static void
+pred_check(int line, const struct cmcp_conf *c, struct gw_session *s,
+    const char *pred, const char *args, int want)
+{
+	struct gw_decision	 d;
+	int			 got;
+
+	decide(c, s, "read", args, &d);
 	if (d.allowed && d.reason == GW_R_ALLOWED && d.rule == 1)
 		got = MATCH;
 	else if (!d.allowed && d.reason == GW_R_DEFAULT_BLOCK && d.rule == 0)
@@ -186,6 +211,16 @@ pred_case(int line, const char *pred, const char *args, int want)
 		    "%s with %s: got %s rule %u, want %s", pred, args,
 		    gw_reason_str(d.reason), d.rule, want == MATCH ? "match" :
 		    want == NOMATCH ? "no match" : "rule_error");
+}
+
+static void
+pred_case(int line, const char *pred, const char *args, int want)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = pred_setup(&s, pred);
+	pred_check(line, c, &s, pred, args, want);
 	free_config(c);
 }
 
@@ -643,6 +678,11 @@ ATF_TC_BODY(in_list_compares_values_of_the_same_type, tc)
 	PRED("arg \"v\" in { 1, 2 }", "{\"v\":2}", MATCH);
 	PRED("arg \"v\" in { 1, 2 }", "{\"v\":\"2\"}", ERROR);
 	PRED("arg \"v\" in { 1, 2 }", "{\"v\":null}", ERROR);
+	/* A list of one is that value's =. */
+	PRED("arg \"v\" in { 5 }", "{\"v\":5}", MATCH);
+	PRED("arg \"v\" in { 5 }", "{\"v\":6}", NOMATCH);
+	PRED("arg \"v\" in { \"a\" }", "{\"v\":\"a\"}", MATCH);
+	PRED("arg \"v\" in { \"a\" }", "{\"v\":5}", ERROR);
 }
 
 ATF_TC_WITHOUT_HEAD(present_and_absent_any_value);
@@ -1152,6 +1192,612 @@ ATF_TC_BODY(foreign_or_uninitialized_session_denied, tc)
 	free_config(c);
 }
 
+/*
+ * Bounds, and inconsistent configurations, sessions and decisions: the
+ * parser never makes the latter, so a case alters one field of what it
+ * parsed or decided, and puts it back before freeing.
+ */
+
+#define TPRED(c, s, pred, args, want)					\
+	pred_check(__LINE__, (c), (s), (pred), (args), (want))
+
+/* The first predicate of the first rule. */
+static struct conf_pred *
+pred_first(struct cmcp_conf *c)
+{
+	return TAILQ_FIRST(&TAILQ_FIRST(&c->c_rules)->preds);
+}
+
+static struct conf_operation *
+op_named(struct cmcp_conf *c, const char *name)
+{
+	struct conf_operation	*op;
+
+	TAILQ_FOREACH(op, &c->c_operations, entry)
+		if (strcmp(op->name, name) == 0)
+			return op;
+	atf_tc_fail("no operation %s", name);
+	return NULL;
+}
+
+/* The tools of the header and rules, under a labels statement. */
+static struct cmcp_conf *
+conf_load_labels(const char *labels, const char *rules)
+{
+	char	 text[4096];
+	int	 n, m;
+
+	n = snprintf(text, sizeof(text), "%s", labels);
+	ATF_REQUIRE(n > 0 && (size_t)n < sizeof(text));
+	m = snprintf(text + n, sizeof(text) - n, header, "public");
+	ATF_REQUIRE(m > 0 && (size_t)m < sizeof(text) - n);
+	ATF_REQUIRE(strlcat(text, rules, sizeof(text)) < sizeof(text));
+	return conf_load_text(text);
+}
+
+ATF_TC_WITHOUT_HEAD(session_with_one_label_decides);
+ATF_TC_BODY(session_with_one_label_decides, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = conf_load_text("labels { \"only\" }\n"
+	    "tool \"read\" {\n"
+	    "\tmcp server \"docs\" tool \"read\"\n"
+	    "\tceiling only\n"
+	    "\tlabel only\n"
+	    "}\n"
+	    "operation \"read\" tool \"read\"\n"
+	    "pass all\n");
+	ATF_REQUIRE_EQ(c->c_nlabels, 1);
+	ATF_REQUIRE_EQ(gw_session_init(c, &s), 0);
+	ALLOW(c, &s, "read", "{}", 1);
+	ATF_CHECK_EQ(gw_payload_label(&s, 1), -1);
+	ATF_CHECK_EQ(s.s_label, 0);
+	ALLOW(c, &s, "read", "{}", 1);
+	free_config(c);
+}
+
+/* CONF_LABELS_MAX labels are a session's; one more is refused. */
+ATF_TC_WITHOUT_HEAD(session_label_count_at_maximum);
+ATF_TC_BODY(session_label_count_at_maximum, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = conf_load_labels("labels { \"public\" \"internal\" "
+	    "\"confidential\" \"l3\" \"l4\" \"l5\" \"l6\" \"l7\" \"l8\" \"l9\" "
+	    "\"l10\" \"l11\" \"l12\" \"l13\" \"l14\" \"l15\" }\n", "pass all\n");
+	ATF_REQUIRE_EQ(c->c_nlabels, CONF_LABELS_MAX);
+	ATF_REQUIRE_EQ(gw_session_init(c, &s), 0);
+	ALLOW(c, &s, "read", "{}", 1);
+	ATF_CHECK_EQ(gw_payload_label(&s, CONF_LABELS_MAX), -1);
+	ATF_CHECK_EQ(s.s_label, CONF_LABELS_MAX - 1);
+	DENY(c, &s, "read", "{}", GW_R_CEILING, 1);
+	ATF_REQUIRE_EQ(gw_session_init(c, &s), 0);
+	ATF_CHECK_EQ(gw_payload_label(&s, CONF_LABELS_MAX - 1), 0);
+	ATF_CHECK_EQ(s.s_label, CONF_LABELS_MAX - 1);
+
+	c->c_nlabels = CONF_LABELS_MAX + 1;
+	ATF_CHECK_EQ(gw_session_init(c, &s), -1);
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 0);
+	c->c_nlabels = CONF_LABELS_MAX;
+	free_config(c);
+}
+
+/* A refused session stays closed and matches no configuration. */
+ATF_TC_WITHOUT_HEAD(session_init_without_labels_refused_closed);
+ATF_TC_BODY(session_init_without_labels_refused_closed, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	size_t			 n;
+
+	c = conf_load("pass all\n");
+	n = c->c_nlabels;
+	c->c_nlabels = 0;
+	ATF_CHECK_EQ(gw_session_init(c, &s), -1);
+	ATF_CHECK(s.s_closed);
+	ATF_CHECK(s.s_conf == NULL);
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 0);
+	c->c_nlabels = n;
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 0);
+	free_config(c);
+}
+
+/*
+ * CONF_OPERATIONS_MAX operations are a session's, every one approved,
+ * counted and revocable at once; one more operation, or one more name in
+ * an update, is refused.
+ */
+ATF_TC_WITHOUT_HEAD(session_operation_count_at_maximum);
+ATF_TC_BODY(session_operation_count_at_maximum, tc)
+{
+	static char		 namebuf[CONF_OPERATIONS_MAX + 1][16];
+	const char		*names[CONF_OPERATIONS_MAX + 1];
+	struct conf_operation	 extra;
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct gw_decision	 d;
+	char			*text;
+	size_t			 sz = 65536, n;
+	int			 i;
+
+	ATF_REQUIRE((text = malloc(sz)) != NULL);
+	n = (size_t)snprintf(text, sz, "tool \"read\" {\n"
+	    "\tmcp server \"docs\" tool \"read\"\n"
+	    "\tceiling confidential\n"
+	    "\tlabel confidential\n"
+	    "}\n");
+	for (i = 0; i <= CONF_OPERATIONS_MAX; i++) {
+		snprintf(namebuf[i], sizeof(namebuf[i]), "o%d", i);
+		names[i] = namebuf[i];
+	}
+	for (i = 0; i < CONF_OPERATIONS_MAX; i++) {
+		n += (size_t)snprintf(text + n, sz - n,
+		    "operation \"%s\" tool \"read\"\n", names[i]);
+		ATF_REQUIRE(n < sz);
+	}
+	ATF_REQUIRE(strlcat(text, "pass all\n", sz) < sz);
+	c = conf_load_text(text);
+	free(text);
+
+	ATF_REQUIRE_EQ(gw_session_init(c, &s), 0);
+	ATF_CHECK_EQ(s.s_nops, CONF_OPERATIONS_MAX);
+	ALLOW(c, &s, "o0", "{}", 1);
+	decide(c, &s, "o255", "{}", &d);
+	ATF_REQUIRE(d.allowed && d.opidx == CONF_OPERATIONS_MAX - 1);
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &d), 0);
+	ATF_CHECK_EQ(s.s_count[CONF_OPERATIONS_MAX - 1], 1);
+	ATF_CHECK_EQ(gw_gate_update(c, &s, 1, names, CONF_OPERATIONS_MAX + 1),
+	    GW_GATE_INVALID);
+	ATF_REQUIRE_EQ(gw_gate_update(c, &s, 1, names, CONF_OPERATIONS_MAX),
+	    GW_GATE_OK);
+	DENY(c, &s, "o0", "{}", GW_R_REVOKED, 0);
+	DENY(c, &s, "o255", "{}", GW_R_REVOKED, 0);
+	ATF_REQUIRE_EQ(gw_gate_update(c, &s, 2, names + 1,
+	    CONF_OPERATIONS_MAX - 1), GW_GATE_OK);
+	ALLOW(c, &s, "o0", "{}", 1);
+	DENY(c, &s, "o255", "{}", GW_R_REVOKED, 0);
+
+	memset(&extra, 0, sizeof(extra));
+	snprintf(extra.name, sizeof(extra.name), "o256");
+	extra.tool = TAILQ_FIRST(&c->c_tools);
+	TAILQ_INSERT_TAIL(&c->c_operations, &extra, entry);
+	ATF_CHECK_EQ(gw_session_init(c, &s), -1);
+	ATF_CHECK(s.s_closed);
+	DENY(c, &s, "o0", "{}", GW_R_INTERNAL, 0);
+	TAILQ_REMOVE(&c->c_operations, &extra, entry);
+	free_config(c);
+}
+
+/* The approved operations are those of the configuration at init. */
+ATF_TC_WITHOUT_HEAD(operation_added_after_init_not_approved);
+ATF_TC_BODY(operation_added_after_init_not_approved, tc)
+{
+	static const char *const late[] = { "late" };
+	struct conf_operation	 extra;
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = setup(&s, "pass all\n");
+	memset(&extra, 0, sizeof(extra));
+	snprintf(extra.name, sizeof(extra.name), "late");
+	extra.tool = op_named(c, "read")->tool;
+	TAILQ_INSERT_TAIL(&c->c_operations, &extra, entry);
+	DENY(c, &s, "late", "{}", GW_R_REVOKED, 0);
+	ALLOW(c, &s, "read", "{}", 1);
+	ATF_CHECK_EQ(gw_gate_update(c, &s, 1, late, 1), GW_GATE_UNKNOWN);
+	TAILQ_REMOVE(&c->c_operations, &extra, entry);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(session_label_out_of_range_refused);
+ATF_TC_BODY(session_label_out_of_range_refused, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = setup(&s, "pass all\n");
+	s.s_label = CONFIDENTIAL + 1;
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 0);
+	s.s_label = -1;
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 0);
+	s.s_label = CONFIDENTIAL;
+	ALLOW(c, &s, "read", "{}", 1);
+	s.s_label = CONFIDENTIAL + 1;
+	ATF_CHECK_EQ(gw_gate_update(c, &s, 1, NULL, 0), GW_GATE_INVALID);
+	ATF_CHECK_EQ(s.s_revision, 0);
+	free_config(c);
+}
+
+/* The session's label count is the configuration's. */
+ATF_TC_WITHOUT_HEAD(session_refused_when_label_count_differs);
+ATF_TC_BODY(session_refused_when_label_count_differs, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = setup(&s, "pass all\n");
+	c->c_nlabels = 2;
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 0);
+	c->c_nlabels = 4;
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 0);
+	c->c_nlabels = 3;
+	ALLOW(c, &s, "read", "{}", 1);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(unset_session_refused_without_configuration);
+ATF_TC_BODY(unset_session_refused_without_configuration, tc)
+{
+	struct gw_session	 s;
+
+	memset(&s, 0, sizeof(s));
+	DENY(NULL, &s, "read", "{}", GW_R_INTERNAL, 0);
+	ATF_CHECK_EQ(gw_gate_update(NULL, &s, 1, NULL, 0), GW_GATE_INVALID);
+}
+
+ATF_TC_WITHOUT_HEAD(null_session_refused);
+ATF_TC_BODY(null_session_refused, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct gw_decision	 d;
+
+	c = setup(&s, "pass all\n");
+	decide(c, &s, "read", "{}", &d);
+	ATF_REQUIRE(d.allowed);
+	ATF_CHECK_EQ(gw_payload_label(NULL, PUBLIC), -1);
+	ATF_CHECK_EQ(gw_result_label(NULL, d.tool), -1);
+	ATF_CHECK_EQ(gw_result_label(NULL, NULL), -1);
+	ATF_CHECK_EQ(gw_gate_update(c, NULL, 1, NULL, 0), GW_GATE_INVALID);
+	ATF_CHECK_EQ(gw_commit_allowed(NULL, &d), -1);
+	ATF_CHECK_EQ(s.s_label, PUBLIC);
+	ATF_CHECK_EQ(s.s_count[op_index(c, "read")], 0);
+	free_config(c);
+}
+
+/* An allow only counts unchanged, on a valid session. */
+ATF_TC_WITHOUT_HEAD(commit_refuses_altered_decision_or_session);
+ATF_TC_BODY(commit_refuses_altered_decision_or_session, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s, t;
+	struct gw_decision	 d, bad;
+	size_t			 i;
+
+	c = setup(&s, "pass all\n");
+	decide(c, &s, "read", "{}", &d);
+	ATF_REQUIRE(d.allowed);
+	bad = d;
+	bad.allowed = 0;
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &bad), -1);
+	bad = d;
+	bad.reason = GW_R_BUDGET;
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &bad), -1);
+	bad = d;
+	bad.opidx = op_index(c, "mail");
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &bad), -1);
+	t = s;
+	t.s_label = CONFIDENTIAL + 1;
+	ATF_CHECK_EQ(gw_commit_allowed(&t, &d), -1);
+	memset(&t, 0, sizeof(t));
+	ATF_CHECK_EQ(gw_commit_allowed(&t, &d), -1);
+	for (i = 0; i < s.s_nops; i++)
+		ATF_CHECK_EQ(s.s_count[i], 0);
+	ATF_CHECK_EQ(s.s_allowed, 0);
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &d), 0);
+	ATF_CHECK_EQ(s.s_count[op_index(c, "read")], 1);
+	free_config(c);
+}
+
+/* The counts stop at UINT_MAX, each on its own: the last one counts. */
+ATF_TC_WITHOUT_HEAD(commit_counts_stop_at_uint_max);
+ATF_TC_BODY(commit_counts_stop_at_uint_max, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct gw_decision	 d;
+	size_t			 i;
+
+	c = setup(&s, "pass all\n");
+	i = op_index(c, "read");
+	s.s_count[i] = UINT_MAX - 1;
+	decide(c, &s, "read", "{}", &d);
+	ATF_REQUIRE(d.allowed);
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &d), 0);
+	ATF_CHECK_EQ(s.s_count[i], UINT_MAX);
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &d), -1);
+	ATF_CHECK_EQ(s.s_count[i], UINT_MAX);
+	ATF_CHECK_EQ(s.s_allowed, 1);
+
+	ATF_REQUIRE_EQ(gw_session_init(c, &s), 0);
+	s.s_allowed = UINT_MAX - 1;
+	decide(c, &s, "read", "{}", &d);
+	ATF_REQUIRE(d.allowed);
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &d), 0);
+	ATF_CHECK_EQ(s.s_allowed, UINT_MAX);
+	ATF_CHECK_EQ(gw_commit_allowed(&s, &d), -1);
+	ATF_CHECK_EQ(s.s_allowed, UINT_MAX);
+	ATF_CHECK_EQ(s.s_count[i], 1);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(gate_more_names_than_operations_invalid);
+ATF_TC_BODY(gate_more_names_than_operations_invalid, tc)
+{
+	static const char *const six[] =
+	    { "read", "search", "note", "mail", "limited", "nope" };
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+
+	c = setup(&s, "pass all\n");
+	ATF_CHECK_EQ(gw_gate_update(c, &s, 1, six, 6), GW_GATE_INVALID);
+	DENY(c, &s, "read", "{}", GW_R_CLOSED, 0);
+	ATF_CHECK_EQ(s.s_revision, 0);
+	ATF_REQUIRE_EQ(gw_gate_update(c, &s, 1, six, 5), GW_GATE_OK);
+	DENY(c, &s, "read", "{}", GW_R_REVOKED, 0);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(rule_action_unknown_is_internal_error);
+ATF_TC_BODY(rule_action_unknown_is_internal_error, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_rule	*r;
+
+	c = setup(&s, "pass all\n");
+	r = TAILQ_FIRST(&c->c_rules);
+	r->action = (enum conf_action)(RULE_PASS + 1);
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 1);
+	r->action = RULE_PASS;
+	ALLOW(c, &s, "read", "{}", 1);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(operation_without_tool_is_internal_error);
+ATF_TC_BODY(operation_without_tool_is_internal_error, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_operation	*op;
+	struct conf_tool	*t;
+
+	c = setup(&s, "pass all\n");
+	op = op_named(c, "read");
+	t = op->tool;
+	op->tool = NULL;
+	DENY(c, &s, "read", "{}", GW_R_INTERNAL, 1);
+	op->tool = t;
+	ALLOW(c, &s, "read", "{}", 1);
+	free_config(c);
+}
+
+/* A ceiling is one of the labels; the highest is one. */
+ATF_TC_WITHOUT_HEAD(tool_ceiling_out_of_range_is_internal_error);
+ATF_TC_BODY(tool_ceiling_out_of_range_is_internal_error, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_tool	*t;
+
+	c = setup(&s, "pass all\n");
+	t = op_named(c, "mail")->tool;
+	t->ceiling = CONFIDENTIAL + 1;
+	DENY(c, &s, "mail", "{}", GW_R_INTERNAL, 1);
+	t->ceiling = -1;
+	DENY(c, &s, "mail", "{}", GW_R_INTERNAL, 1);
+	t->ceiling = CONFIDENTIAL;
+	ALLOW(c, &s, "mail", "{}", 1);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(rule_operation_list_missing_is_rule_error);
+ATF_TC_BODY(rule_operation_list_missing_is_rule_error, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_rule	*r;
+	struct conf_operation	**ops;
+
+	c = setup(&s, "pass operation \"read\"\n");
+	r = TAILQ_FIRST(&c->c_rules);
+	ops = r->ops;
+	r->ops = NULL;
+	DENY(c, &s, "read", "{}", GW_R_RULE_ERROR, 1);
+	DENY(c, &s, "mail", "{}", GW_R_RULE_ERROR, 1);
+	r->ops = ops;
+	ALLOW(c, &s, "read", "{}", 1);
+	DENY(c, &s, "mail", "{}", GW_R_DEFAULT_BLOCK, 0);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(label_comparison_unknown_is_rule_error);
+ATF_TC_BODY(label_comparison_unknown_is_rule_error, tc)
+{
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_rule	*r;
+
+	c = setup(&s, "pass label >= public\n");
+	r = TAILQ_FIRST(&c->c_rules);
+	ATF_REQUIRE_EQ(r->label_cmp, CMP_GE);
+	r->label_cmp = CMP_IN;
+	DENY(c, &s, "read", "{}", GW_R_RULE_ERROR, 1);
+	r->label_cmp = CMP_GE;
+	ALLOW(c, &s, "read", "{}", 1);
+	free_config(c);
+}
+
+/* =, != and the orderings take exactly one value. */
+ATF_TC_WITHOUT_HEAD(comparison_without_one_value_is_rule_error);
+ATF_TC_BODY(comparison_without_one_value_is_rule_error, tc)
+{
+	static const struct {
+		const char	*pred;
+		int		 want;
+	} t[] = {
+		{ "arg \"n\" = 5", MATCH },
+		{ "arg \"n\" != 5", NOMATCH },
+		{ "arg \"n\" < 5", NOMATCH },
+		{ "arg \"n\" >= 5", MATCH },
+	};
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_pred	*p;
+	struct conf_value	*v;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		c = pred_setup(&s, t[i].pred);
+		p = pred_first(c);
+		v = p->values;
+		p->nvalues = 0;
+		TPRED(c, &s, t[i].pred, "{\"n\":5}", ERROR);
+		TPRED(c, &s, t[i].pred, "{}", ERROR);
+		p->nvalues = 2;
+		TPRED(c, &s, t[i].pred, "{\"n\":5}", ERROR);
+		p->nvalues = 1;
+		p->values = NULL;
+		TPRED(c, &s, t[i].pred, "{\"n\":5}", ERROR);
+		p->values = v;
+		TPRED(c, &s, t[i].pred, "{\"n\":5}", t[i].want);
+		free_config(c);
+	}
+}
+
+/*
+ * An ordering needs a number value (the grammar has no other): the
+ * value checked is the one compared, whatever lies next to it.
+ */
+ATF_TC_WITHOUT_HEAD(ordering_against_a_string_is_rule_error);
+ATF_TC_BODY(ordering_against_a_string_is_rule_error, tc)
+{
+	static char		 five[] = "5";
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_pred	*p;
+	struct conf_value	 vals[3], *v;
+
+	c = pred_setup(&s, "arg \"n\" < 5");
+	p = pred_first(c);
+	v = p->values;
+	memset(vals, 0, sizeof(vals));
+	vals[0].is_number = vals[2].is_number = 1;
+	vals[0].number = vals[1].number = vals[2].number = 5;
+	vals[1].string = five;
+	p->values = &vals[1];
+	TPRED(c, &s, "arg \"n\" < \"5\"", "{\"n\":4}", ERROR);
+	TPRED(c, &s, "arg \"n\" < \"5\"", "{}", ERROR);
+	p->values = v;
+	TPRED(c, &s, "arg \"n\" < 5", "{\"n\":4}", MATCH);
+	free_config(c);
+}
+
+/* in takes one value or more, and compares those only. */
+ATF_TC_WITHOUT_HEAD(in_list_inconsistent_is_rule_error);
+ATF_TC_BODY(in_list_inconsistent_is_rule_error, tc)
+{
+	static const char	 pred[] = "arg \"v\" in { 1 2 }";
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_pred	*p;
+	struct conf_value	*v;
+
+	c = pred_setup(&s, pred);
+	p = pred_first(c);
+	v = p->values;
+	p->nvalues = 0;
+	TPRED(c, &s, pred, "{\"v\":1}", ERROR);
+	TPRED(c, &s, pred, "{}", ERROR);
+	p->nvalues = 2;
+	p->values = NULL;
+	TPRED(c, &s, pred, "{\"v\":1}", ERROR);
+	TPRED(c, &s, pred, "{}", ERROR);
+	p->values = v;
+	p->nvalues = 1;
+	TPRED(c, &s, "arg \"v\" in { 1 }", "{\"v\":1}", MATCH);
+	TPRED(c, &s, "arg \"v\" in { 1 }", "{\"v\":2}", NOMATCH);
+	p->nvalues = 2;
+	TPRED(c, &s, pred, "{\"v\":2}", MATCH);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(predicate_operator_unknown_is_rule_error);
+ATF_TC_BODY(predicate_operator_unknown_is_rule_error, tc)
+{
+	static const char	 pred[] = "arg \"n\" present";
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_pred	*p;
+
+	c = pred_setup(&s, pred);
+	p = pred_first(c);
+	p->cmp = CMP_NONE;
+	TPRED(c, &s, pred, "{\"n\":1}", ERROR);
+	TPRED(c, &s, pred, "{}", ERROR);
+	p->cmp = (enum conf_cmp)(CMP_ABSENT + 1);
+	TPRED(c, &s, pred, "{\"n\":1}", ERROR);
+	p->cmp = CMP_PRESENT;
+	TPRED(c, &s, pred, "{\"n\":1}", MATCH);
+	free_config(c);
+}
+
+/* A value's type is its is_number; a string value needs its string. */
+ATF_TC_WITHOUT_HEAD(value_type_is_its_is_number);
+ATF_TC_BODY(value_type_is_its_is_number, tc)
+{
+	static char		 one[] = "1";
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_pred	*p;
+	char			*str;
+
+	c = pred_setup(&s, "arg \"v\" = 1");
+	p = pred_first(c);
+	p->values[0].string = one;
+	TPRED(c, &s, "arg \"v\" = 1", "{\"v\":\"1\"}", ERROR);
+	TPRED(c, &s, "arg \"v\" = 1", "{\"v\":1}", MATCH);
+	p->values[0].string = NULL;
+	free_config(c);
+
+	c = pred_setup(&s, "arg \"v\" = \"a\"");
+	p = pred_first(c);
+	str = p->values[0].string;
+	p->values[0].string = NULL;
+	TPRED(c, &s, "arg \"v\" = \"a\"", "{\"v\":\"a\"}", ERROR);
+	p->values[0].string = str;
+	TPRED(c, &s, "arg \"v\" = \"a\"", "{\"v\":\"a\"}", MATCH);
+	free_config(c);
+}
+
+/*
+ * The grammar's integers stop at -(2^63 - 1); the comparison takes any
+ * long long, and -2^63 is a double, exactly.
+ */
+ATF_TC_WITHOUT_HEAD(number_compared_with_int64_min);
+ATF_TC_BODY(number_compared_with_int64_min, tc)
+{
+	static const char	 pred[] = "arg \"n\" = -9223372036854775808";
+	struct cmcp_conf	*c;
+	struct gw_session	 s;
+	struct conf_pred	*p;
+
+	c = pred_setup(&s, "arg \"n\" = -9223372036854775807");
+	p = pred_first(c);
+	p->values[0].number = LLONG_MIN;
+	TPRED(c, &s, pred, "{\"n\":-9223372036854775808}", MATCH);
+	TPRED(c, &s, pred, "{\"n\":-9223372036854775807}", MATCH);
+	TPRED(c, &s, pred, "{\"n\":-9223372036854774784}", NOMATCH);
+	TPRED(c, &s, pred, "{\"n\":-1e19}", NOMATCH);
+	p->cmp = CMP_LT;
+	TPRED(c, &s, pred, "{\"n\":-9223372036854775808}", NOMATCH);
+	TPRED(c, &s, pred, "{\"n\":-1e19}", MATCH);
+	free_config(c);
+}
+
 ATF_TC_WITHOUT_HEAD(reason_strings_are_fixed);
 ATF_TC_BODY(reason_strings_are_fixed, tc)
 {
@@ -1213,6 +1859,29 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, gate_restore_does_not_lift_ceiling);
 	ATF_TP_ADD_TC(tp, bad_arguments_are_denied);
 	ATF_TP_ADD_TC(tp, foreign_or_uninitialized_session_denied);
+	ATF_TP_ADD_TC(tp, session_with_one_label_decides);
+	ATF_TP_ADD_TC(tp, session_label_count_at_maximum);
+	ATF_TP_ADD_TC(tp, session_init_without_labels_refused_closed);
+	ATF_TP_ADD_TC(tp, session_operation_count_at_maximum);
+	ATF_TP_ADD_TC(tp, operation_added_after_init_not_approved);
+	ATF_TP_ADD_TC(tp, session_label_out_of_range_refused);
+	ATF_TP_ADD_TC(tp, session_refused_when_label_count_differs);
+	ATF_TP_ADD_TC(tp, unset_session_refused_without_configuration);
+	ATF_TP_ADD_TC(tp, null_session_refused);
+	ATF_TP_ADD_TC(tp, commit_refuses_altered_decision_or_session);
+	ATF_TP_ADD_TC(tp, commit_counts_stop_at_uint_max);
+	ATF_TP_ADD_TC(tp, gate_more_names_than_operations_invalid);
+	ATF_TP_ADD_TC(tp, rule_action_unknown_is_internal_error);
+	ATF_TP_ADD_TC(tp, operation_without_tool_is_internal_error);
+	ATF_TP_ADD_TC(tp, tool_ceiling_out_of_range_is_internal_error);
+	ATF_TP_ADD_TC(tp, rule_operation_list_missing_is_rule_error);
+	ATF_TP_ADD_TC(tp, label_comparison_unknown_is_rule_error);
+	ATF_TP_ADD_TC(tp, comparison_without_one_value_is_rule_error);
+	ATF_TP_ADD_TC(tp, ordering_against_a_string_is_rule_error);
+	ATF_TP_ADD_TC(tp, in_list_inconsistent_is_rule_error);
+	ATF_TP_ADD_TC(tp, predicate_operator_unknown_is_rule_error);
+	ATF_TP_ADD_TC(tp, value_type_is_its_is_number);
+	ATF_TP_ADD_TC(tp, number_compared_with_int64_min);
 	ATF_TP_ADD_TC(tp, reason_strings_are_fixed);
 
 	return atf_no_error();

@@ -280,8 +280,8 @@ mcp_start(struct mcp_client *c, int wfd, int rfd)
 	}
 
 	n = c->lim.tools;
-	if ((c->rbuf = malloc(c->lim.response_bytes + 1)) == NULL ||
-	    (c->cbuf = malloc(c->lim.response_bytes + 1)) == NULL ||
+	if ((c->rbuf = malloc(MCP_LINE_BUF(c))) == NULL ||
+	    (c->cbuf = malloc(MCP_LINE_BUF(c))) == NULL ||
 	    (c->wbuf = malloc(MCP_REQUEST_BYTES)) == NULL ||
 	    (c->tools = calloc(n, sizeof(*c->tools))) == NULL ||
 	    (c->scratch = calloc(n, sizeof(*c->scratch))) == NULL ||
@@ -607,9 +607,9 @@ mcp_close(struct mcp_client *c)
 	if (c->head != NULL)
 		freezero(c->head, c->headlen);
 	if (c->rbuf != NULL)
-		freezero(c->rbuf, c->lim.response_bytes + 1);
+		freezero(c->rbuf, MCP_LINE_BUF(c));
 	if (c->cbuf != NULL)
-		freezero(c->cbuf, c->lim.response_bytes + 1);
+		freezero(c->cbuf, MCP_LINE_BUF(c));
 	if (c->wbuf != NULL)
 		freezero(c->wbuf, MCP_REQUEST_BYTES);
 	free(c->tools);
@@ -878,7 +878,7 @@ mcp_readline(struct mcp_client *c, const char **line, size_t *len)
 static enum mcp_error
 mcp_fill(struct mcp_client *c, size_t *got)
 {
-	size_t	 room = c->lim.response_bytes + 1 - c->rlen, n;
+	size_t	 room = MCP_LINE_BUF(c) - c->rlen, n;
 	ssize_t	 r;
 
 	*got = 0;
@@ -1282,7 +1282,7 @@ mcp_page(struct mcp_client *c, const struct mcp_msg *m)
 			if (strcmp(c->scratch[i].name, t->name) == 0)
 				return MCP_E_TOOLS;
 		if (json_canonical(b + tool, json_value_end(b, len, tool) - tool,
-		    &jl, c->cbuf, c->lim.response_bytes + 1, &clen, &why) == -1)
+		    &jl, c->cbuf, MCP_LINE_BUF(c), &clen, &why) == -1)
 			return MCP_E_TOOLS;
 		sha256(c->cbuf, clen, t->digest);
 		if (!c->pinned && mcp_keep_schema(c, b, len, tool, t->name) ==
@@ -1320,7 +1320,7 @@ mcp_keep_schema(struct mcp_client *c, const char *b, size_t len,
 	jl.max_bytes = c->lim.response_bytes;
 	jl.max_depth = MCP_JSON_DEPTH;
 	if (json_canonical(b + v, json_value_end(b, len, v) - v, &jl,
-	    c->cbuf, c->lim.response_bytes + 1, &clen, &why) == -1)
+	    c->cbuf, MCP_LINE_BUF(c), &clen, &why) == -1)
 		return -1;
 	if ((s = malloc(clen + 1)) == NULL)
 		return -1;

@@ -80,6 +80,9 @@
 /* A server's stderr over its attach stream: counted, never stored. */
 #define MCP_STDERR_BYTES	(1024 * 1024)
 
+/* Each line buffer of a client (rbuf, cbuf): the bound and a NUL. */
+#define MCP_LINE_BUF(c)		((c)->lim.response_bytes + 1)
+
 enum mcp_error {
 	MCP_OK = 0,
 	MCP_E_TIMEOUT,		/* the operation's deadline passed */
@@ -163,7 +166,7 @@ struct mcp_client {
 	unsigned int	 interleaved;	/* in the current operation */
 	int		 list_changed;	/* since the last listing began */
 
-	char		*rbuf;		/* response_bytes + 1 */
+	char		*rbuf;		/* MCP_LINE_BUF */
 	size_t		 rlen;		/* bytes in rbuf */
 	size_t		 rscan;		/* of those, known to hold no '\n' */
 	size_t		 rskip;		/* the line handed out last */

@@ -3156,6 +3156,8 @@ ATF_TC_BODY(relist_with_every_place_configured, tc)
 	peer_client_tools(&c, &p, 5000, 1);
 	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "other"), 0);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "echo"), MCP_TOOL_CALLABLE);
 	mcp_close(&c);
 	peer_stop(&p);
 }
@@ -3235,6 +3237,28 @@ ATF_TC_BODY(result_withheld_in_exact_room_cleared, tc)
 {
 	withheld_case(strlen(PEER_RESULT));
 	withheld_case(strlen(PEER_RESULT) - 1);
+}
+
+/* A closed client closed again: nothing freed twice, no descriptor. */
+ATF_TC_WITHOUT_HEAD(close_twice_harmless);
+ATF_TC_BODY(close_twice_harmless, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	mcp_close(&c);
+	ATF_REQUIRE(is_open(0));
+	mcp_close(&c);
+	ATF_CHECK(is_open(0));
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CLOSED);
+	peer_stop(&p);
 }
 
 ATF_TP_ADD_TCS(tp)
@@ -3386,5 +3410,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, relist_with_every_place_configured);
 	ATF_TP_ADD_TC(tp, call_after_slow_relist_has_its_own_deadline);
 	ATF_TP_ADD_TC(tp, result_withheld_in_exact_room_cleared);
+	ATF_TP_ADD_TC(tp, close_twice_harmless);
 	return atf_no_error();
 }

@@ -549,6 +549,31 @@ ATF_TC_BODY(template_argv_bounds, tc)
 	template_is(&t, DKR_R_T_ARGV, "argv[0] unterminated");
 }
 
+/* cmcp-init's host path: absolute, printable, held in its array. */
+ATF_TC_WITHOUT_HEAD(template_init_path_bounds);
+ATF_TC_BODY(template_init_path_bounds, tc)
+{
+	struct dkr_template	 t;
+	char			*s, want[512];
+
+	(void)tc;
+	fx_template(&t);
+	fill(t.init_path, sizeof(t.init_path), "/", 'i', DKR_PATH_BYTES - 2);
+	template_is(&t, DKR_OK, "init path at its maximum");
+	snprintf(want, sizeof(want), "[{\"Type\":\"bind\",\"Source\":"
+	    "\"%s\",\"Target\":\"/cmcp-init\",\"ReadOnly\":true,"
+	    "\"BindOptions\":{\"Propagation\":\"rprivate\","
+	    "\"NonRecursive\":true}}]", t.init_path);
+	s = body_member(&t, "HostConfig.Mounts");
+	ATF_CHECK_STREQ(s, want);
+	free(s);
+	t.init_path[DKR_PATH_BYTES - 1] = 'i';
+	template_is(&t, DKR_R_T_INIT, "init path unterminated");
+	fx_template(&t);
+	strlcpy(t.init_path, "/cmcp\tinit", sizeof(t.init_path));
+	template_is(&t, DKR_R_T_INIT, "init path with a tab");
+}
+
 /*
  * The environment: DKR_ENV_MAX entries of NAME=value, each of printable
  * ASCII and DKR_ARG_BYTES - 1 bytes at most.  One past the last entry is
@@ -1721,6 +1746,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, template_label_bounds);
 	ATF_TP_ADD_TC(tp, template_reason_kind_names);
 	ATF_TP_ADD_TC(tp, template_argv_bounds);
+	ATF_TP_ADD_TC(tp, template_init_path_bounds);
 	ATF_TP_ADD_TC(tp, template_env_bounds);
 	ATF_TP_ADD_TC(tp, template_user_bounds);
 	ATF_TP_ADD_TC(tp, template_limit_bounds);

@@ -336,6 +336,22 @@ ATF_TC_BODY(template_body_cpu_limit, tc)
 }
 
 /*
+ * malloc(3) that can be made to fail: asprintf's allocations are libc's,
+ * outside cJSON's hooks.  In make sanitize ASan's allocator is malloc and
+ * the case is skipped.
+ */
+#ifndef __SANITIZE_ADDRESS__
+void		*__libc_malloc(size_t);
+static int	 malloc_fails;
+
+void *
+malloc(size_t n)
+{
+	return malloc_fails ? NULL : __libc_malloc(n);
+}
+#endif
+
+/*
  * cJSON's allocations counted, and the one numbered fail_at (from 0)
  * refused; live is what is allocated and not yet freed.
  */
@@ -348,7 +364,12 @@ alloc_counted(size_t n)
 
 	if (alloc_count++ == alloc_fail_at)
 		return NULL;
-	if ((p = malloc(n)) != NULL)
+#ifdef __SANITIZE_ADDRESS__
+	p = malloc(n);
+#else
+	p = __libc_malloc(n);
+#endif
+	if (p != NULL)
 		alloc_live++;
 	return p;
 }
@@ -412,6 +433,35 @@ ATF_TC_BODY(template_body_alloc_failure_refused, tc)
 	body_alloc_fails(&t, "relay");
 	fx_server_template(&t);
 	body_alloc_fails(&t, "server");
+}
+
+/* The seccomp entry that cannot be made refuses the body, leaking nothing. */
+ATF_TC_WITHOUT_HEAD(template_body_secopt_failure_refused);
+ATF_TC_BODY(template_body_secopt_failure_refused, tc)
+{
+#ifdef __SANITIZE_ADDRESS__
+	(void)tc;
+	atf_tc_skip("ASan's allocator is malloc(3)");
+#else
+	cJSON_Hooks		 hooks = { alloc_counted, free_counted };
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	char			*s;
+
+	(void)tc;
+	fx_template(&t);
+	ATF_REQUIRE(dkr_seccomp_profile() != NULL);
+	cJSON_InitHooks(&hooks);
+	alloc_fail_at = -1;
+	alloc_count = alloc_live = 0;
+	malloc_fails = 1;
+	s = dkr_template_body(&t, &r);
+	malloc_fails = 0;
+	cJSON_InitHooks(NULL);
+	ATF_CHECK(s == NULL && r == DKR_R_JSON);
+	ATF_CHECK_EQ(alloc_live, 0);
+	ATF_CHECK(alloc_count > 0);
+#endif
 }
 
 /* Only the full local image ID, and a container's full ID. */
@@ -1742,6 +1792,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, template_body_exact);
 	ATF_TP_ADD_TC(tp, template_body_cpu_limit);
 	ATF_TP_ADD_TC(tp, template_body_alloc_failure_refused);
+	ATF_TP_ADD_TC(tp, template_body_secopt_failure_refused);
 	ATF_TP_ADD_TC(tp, template_image_id_exact);
 	ATF_TP_ADD_TC(tp, template_label_bounds);
 	ATF_TP_ADD_TC(tp, template_reason_kind_names);

@@ -246,7 +246,7 @@ ATF_TC_BODY(weaken_each_field, tc)
 	same(weakened(body_of(&t), WEAKEN_APPARMOR), w, "apparmor");
 }
 
-/* A server's read-only binds made read-write, cmcp-init's not. */
+/* A server's read-only binds made read-write, cmcp-init's not; only then. */
 ATF_TC_WITHOUT_HEAD(weaken_server_mounts);
 ATF_TC_BODY(weaken_server_mounts, tc)
 {
@@ -261,6 +261,10 @@ ATF_TC_BODY(weaken_server_mounts, tc)
 	ATF_REQUIRE(cJSON_ReplaceItemInObjectCaseSensitive(
 	    cJSON_GetArrayItem(m, 1), "ReadOnly", cJSON_CreateFalse()));
 	same(weakened(body_of(&t), WEAKEN_MOUNT_RW), w, "server mount rw");
+	/* without the bit they stay as configured */
+	w = body_of(&t);
+	set(w, "HostConfig.NetworkMode", cJSON_CreateString("host"));
+	same(weakened(body_of(&t), WEAKEN_NETWORK), w, "server network");
 	/* cmcp-init's, wherever it is */
 	w = body_of(&t);
 	m = at(w, "HostConfig.Mounts");

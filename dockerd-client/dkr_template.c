@@ -634,7 +634,7 @@ weaken_seccomp(cJSON *hc, int weaken)
 char *
 dkr_template_weaken(char *body, int weaken)
 {
-	cJSON	*root, *hc;
+	cJSON	*root, *hc, *v;
 	char	*s = NULL;
 	int	 bad = 0;
 
@@ -661,10 +661,13 @@ dkr_template_weaken(char *body, int weaken)
 	    WEAKEN_SECCOMP_PLUS))
 		bad |= weaken_seccomp(hc, weaken);
 	/* where AppArmor is on, the engine reports AppArmorProfile unconfined */
-	if ((weaken & WEAKEN_APPARMOR) && !cJSON_AddItemToArray(
-	    cJSON_GetObjectItemCaseSensitive(hc, "SecurityOpt"),
-	    cJSON_CreateString("apparmor=unconfined")))
+	if ((weaken & WEAKEN_APPARMOR) &&
+	    ((v = cJSON_CreateString("apparmor=unconfined")) == NULL ||
+	    !cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(hc,
+	    "SecurityOpt"), v))) {
+		cJSON_Delete(v);
 		bad = -1;
+	}
 	if (!bad)
 		s = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);

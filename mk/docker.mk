@@ -10,7 +10,7 @@
 #   make sandbox-image    load the sandbox test image only (/bin/busybox,
 #                         /sandbox-runner, and the tests' /bin/sbprobe and
 #                         /tmp) and write regress/docker/sandbox-image.env
-#   make docker-sanitize  the verifier's tests under ASan+UBSan
+#   make docker-sanitize  the verifier's and weaken's tests under ASan+UBSan
 
 DKR_FIXTURES=	regress/docker/fixtures/report init/cmcp-init-dumpable
 # In the sandbox image only: what the tests' scripts run to attempt what
@@ -31,7 +31,7 @@ SANDBOX_SRCS=	dockerd-client/dkr_sandbox.c common/sbstream.c $(DKR_API_SRCS)
 SERVER_SRCS=	dockerd-client/dkr_server.c $(DKR_API_SRCS)
 
 UNIT_TESTS+=	regress/docker/verify_test regress/docker/sandbox_test \
-		regress/docker/seccomp_test
+		regress/docker/seccomp_test regress/docker/weaken_test
 ALL+=		$(DKR_FIXTURES) $(SANDBOX_PROBE) regress/docker/engine_test
 SANITIZE+=	docker-sanitize
 CLEANFILES+=	$(IMAGES_ENV) $(SANDBOX_ENV)
@@ -55,6 +55,12 @@ obj-static/init/cmcp-init-dumpable.o: init/cmcp-init.c
 
 regress/docker/verify_test: obj/regress/docker/verify_test.o \
     $(DKR_PURE_SRCS:%.c=obj/%.o)
+	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
+
+# A test build (-DCMCP_TEST): dkr_template_weaken, with which the engine's
+# tests take one protection away, against the bodies it is given.
+regress/docker/weaken_test: obj-test/regress/docker/weaken_test.o \
+    $(DKR_PURE_SRCS:%.c=obj-test/%.o)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
 
 # Issue 15: the seccomp profile's table against its measurement.
@@ -92,7 +98,8 @@ sandbox-image: $(CMCP_INIT) $(SANDBOX_RUNNER) $(SANDBOX_PROBE)
 	    $(SANDBOX_RUNNER) $(CMCP_INIT) $(SANDBOX_PROBE)
 
 # ATF finds its srcdir by the program of the same name in it.
-docker-sanitize: regress/docker/verify_test regress/docker/seccomp_test
+docker-sanitize: regress/docker/verify_test regress/docker/seccomp_test \
+    regress/docker/weaken_test
 	@mkdir -p obj-san
 	$(CC) $(CPPFLAGS) $(CPPFLAGS.regress/docker) $(WARN) $(SAN_FLAGS) \
 	    -o obj-san/verify_test regress/docker/verify_test.c \
@@ -103,6 +110,10 @@ docker-sanitize: regress/docker/verify_test regress/docker/seccomp_test
 	    dockerd-client/dkr_seccomp.c common/json.c common/sha256.c \
 	    $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
 	scripts/san-run obj-san/seccomp_test -s $(CURDIR)/regress/docker
+	$(CC) $(CPPFLAGS) $(CPPFLAGS.regress/docker) -DCMCP_TEST $(WARN) \
+	    $(SAN_FLAGS) -o obj-san/weaken_test regress/docker/weaken_test.c \
+	    $(DKR_PURE_SRCS) $(ATF_LIBS) $(CJSON_LIBS) $(LDLIBS) -lm
+	scripts/san-run obj-san/weaken_test -s $(CURDIR)/regress/docker
 
 # Issue 15: the system calls the containers' workloads make, measured with
 # strace -f (obj/syscalls/*.calls and a table of who needs each).

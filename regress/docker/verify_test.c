@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "dkr.h"
+#include "dkr_seccomp.h"
 #include "fixtures/fixture.h"
 
 static char *
@@ -197,6 +199,590 @@ refused_with(cJSON *root, enum dkr_reason want)
 	ATF_CHECK_EQ_MSG(r, want, "got \"%s\", want \"%s\"", why,
 	    dkr_reason_str(want));
 	ATF_CHECK(strstr(why, dkr_reason_str(want)) != NULL);
+}
+
+/*
+ * dkr_template.c: the template's own checks, each bound at the largest
+ * value accepted and one past it refused, the create body whole, and a
+ * failed allocation anywhere in it.
+ */
+
+/* The member at path of t's create body, printed. */
+static char *
+body_member(const struct dkr_template *t, const char *path)
+{
+	enum dkr_reason	 r;
+	cJSON		*b;
+	char		*s, *e;
+
+	ATF_REQUIRE_MSG((s = dkr_template_body(t, &r)) != NULL, "%s",
+	    dkr_reason_str(r));
+	ATF_REQUIRE((b = cJSON_Parse(s)) != NULL);
+	free(s);
+	ATF_REQUIRE((e = cJSON_PrintUnformatted(at(b, path))) != NULL);
+	cJSON_Delete(b);
+	return e;
+}
+
+/* t's check, and its body there exactly when the check passes. */
+static void
+template_is(const struct dkr_template *t, enum dkr_reason want,
+    const char *what)
+{
+	enum dkr_reason	 r;
+	char		*s;
+
+	ATF_CHECK_EQ_MSG(dkr_template_check(t), want, "%s", what);
+	s = dkr_template_body(t, &r);
+	ATF_CHECK_EQ_MSG(r, want, "%s: body", what);
+	ATF_CHECK_MSG((s != NULL) == (want == DKR_OK), "%s: body", what);
+	free(s);
+}
+
+/* A string of n copies of c after prefix, NUL-terminated, in buf. */
+static char *
+fill(char *buf, size_t size, const char *prefix, int c, size_t n)
+{
+	size_t	 p = strlen(prefix);
+
+	ATF_REQUIRE(p + n < size);
+	memcpy(buf, prefix, p);
+	memset(buf + p, c, n);
+	buf[p + n] = '\0';
+	return buf;
+}
+
+/* The fixture's body with SecurityOpt's seccomp entry left out. */
+#define FX_BODY	"{\"Image\":\"" FX_IMAGE "\",\"User\":\"10001:10001\","	\
+	"\"Entrypoint\":[\"/cmcp-init\",\"-t\",\"15000\",\"--\"],"	\
+	"\"Cmd\":[\"/report\"],\"Env\":[\"PATH=/bin\"],"		\
+	"\"WorkingDir\":\"/\",\"AttachStdin\":true,\"AttachStdout\":true," \
+	"\"AttachStderr\":true,\"OpenStdin\":true,\"StdinOnce\":true,"	\
+	"\"Tty\":false,\"StopTimeout\":0,\"Labels\":{"			\
+	"\"" DKR_LABEL_INSTANCE "\":\"regress\","			\
+	"\"" DKR_LABEL_SESSION "\":\"fixture\","			\
+	"\"" DKR_LABEL_KIND "\":\"agent\"},"				\
+	"\"HostConfig\":{\"NetworkMode\":\"none\",\"ReadonlyRootfs\":true," \
+	"\"Privileged\":false,\"CapDrop\":[\"ALL\"],"			\
+	"\"SecurityOpt\":[\"no-new-privileges\"],"			\
+	"\"PidsLimit\":32,\"Memory\":134217728,\"MemorySwap\":134217728," \
+	"\"NanoCpus\":500000000,\"Ulimits\":["				\
+	"{\"Name\":\"core\",\"Soft\":0,\"Hard\":0},"			\
+	"{\"Name\":\"nofile\",\"Soft\":256,\"Hard\":256},"		\
+	"{\"Name\":\"nproc\",\"Soft\":64,\"Hard\":64}],"		\
+	"\"LogConfig\":{\"Type\":\"none\",\"Config\":{}},"		\
+	"\"RestartPolicy\":{\"Name\":\"no\"},\"AutoRemove\":false,"	\
+	"\"Init\":false,\"PidMode\":\"\",\"IpcMode\":\"none\","		\
+	"\"UTSMode\":\"\",\"UsernsMode\":\"\",\"CgroupnsMode\":\"private\"," \
+	"\"Mounts\":[{\"Type\":\"bind\",\"Source\":\"" FX_INIT "\","	\
+	"\"Target\":\"/cmcp-init\",\"ReadOnly\":true,\"BindOptions\":"	\
+	"{\"Propagation\":\"rprivate\",\"NonRecursive\":true}}]}}"
+
+/*
+ * The whole create body, member by member in order: the seccomp entry
+ * is our profile exactly, after no-new-privileges and nothing else.
+ */
+ATF_TC_WITHOUT_HEAD(template_body_exact);
+ATF_TC_BODY(template_body_exact, tc)
+{
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	cJSON			*b, *so;
+	char			*s, *want;
+
+	(void)tc;
+	fx_template(&t);
+	ATF_REQUIRE((s = dkr_template_body(&t, &r)) != NULL);
+	ATF_CHECK_EQ(r, DKR_OK);
+	ATF_REQUIRE((b = cJSON_Parse(s)) != NULL);
+	free(s);
+	so = at(b, "HostConfig.SecurityOpt");
+	ATF_REQUIRE_EQ(cJSON_GetArraySize(so), 2);
+	ATF_REQUIRE(dkr_seccomp_profile() != NULL);
+	ATF_REQUIRE(asprintf(&want, "%s%s", DKR_SECCOMP_OPT,
+	    dkr_seccomp_profile()) != -1);
+	ATF_CHECK(cJSON_IsString(cJSON_GetArrayItem(so, 1)) &&
+	    strcmp(cJSON_GetArrayItem(so, 1)->valuestring, want) == 0);
+	free(want);
+	cJSON_DeleteItemFromArray(so, 1);
+	ATF_REQUIRE((s = cJSON_PrintUnformatted(b)) != NULL);
+	ATF_CHECK_STREQ(s, FX_BODY);
+	free(s);
+	cJSON_Delete(b);
+}
+
+/* No NanoCpus for no CPU limit; the smallest limit is sent. */
+ATF_TC_WITHOUT_HEAD(template_body_cpu_limit);
+ATF_TC_BODY(template_body_cpu_limit, tc)
+{
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	cJSON			*b;
+	char			*s;
+
+	(void)tc;
+	fx_template(&t);
+	t.nano_cpus = 0;
+	ATF_REQUIRE((s = dkr_template_body(&t, &r)) != NULL);
+	ATF_REQUIRE((b = cJSON_Parse(s)) != NULL);
+	free(s);
+	ATF_CHECK(cJSON_GetObjectItemCaseSensitive(at(b, "HostConfig"),
+	    "NanoCpus") == NULL);
+	cJSON_Delete(b);
+	t.nano_cpus = 1;
+	s = body_member(&t, "HostConfig.NanoCpus");
+	ATF_CHECK_STREQ(s, "1");
+	free(s);
+}
+
+/*
+ * malloc(3) that can be made to fail: asprintf's allocations are libc's,
+ * outside cJSON's hooks.  In make sanitize ASan's allocator is malloc and
+ * the case is skipped.
+ */
+#ifndef __SANITIZE_ADDRESS__
+void		*__libc_malloc(size_t);
+static int	 malloc_fails;
+
+void *
+malloc(size_t n)
+{
+	return malloc_fails ? NULL : __libc_malloc(n);
+}
+#endif
+
+/*
+ * cJSON's allocations counted, and the one numbered fail_at (from 0)
+ * refused; live is what is allocated and not yet freed.
+ */
+static long	 alloc_fail_at = -1, alloc_count, alloc_live;
+
+static void *
+alloc_counted(size_t n)
+{
+	void	*p;
+
+	if (alloc_count++ == alloc_fail_at)
+		return NULL;
+#ifdef __SANITIZE_ADDRESS__
+	p = malloc(n);
+#else
+	p = __libc_malloc(n);
+#endif
+	if (p != NULL)
+		alloc_live++;
+	return p;
+}
+
+static void
+free_counted(void *p)
+{
+	if (p != NULL)
+		alloc_live--;
+	free(p);
+}
+
+/*
+ * Each of the body's allocations failed in turn, the others not: no
+ * body, DKR_R_JSON, and nothing left allocated.
+ */
+static void
+body_alloc_fails(const struct dkr_template *t, const char *what)
+{
+	cJSON_Hooks	 hooks = { alloc_counted, free_counted };
+	enum dkr_reason	 r;
+	char		*s;
+	long		 n, i;
+
+	/* the profile is made once, outside the count */
+	ATF_REQUIRE(dkr_seccomp_profile() != NULL);
+	cJSON_InitHooks(&hooks);
+	alloc_fail_at = -1;
+	alloc_count = alloc_live = 0;
+	ATF_REQUIRE((s = dkr_template_body(t, &r)) != NULL);
+	cJSON_free(s);
+	ATF_REQUIRE_EQ(alloc_live, 0);
+	n = alloc_count;
+	ATF_REQUIRE(n > 20);
+	for (i = 0; i < n; i++) {
+		alloc_fail_at = i;
+		alloc_count = alloc_live = 0;
+		s = dkr_template_body(t, &r);
+		ATF_CHECK_MSG(s == NULL && r == DKR_R_JSON,
+		    "%s: allocation %ld of %ld failed, reason %d", what, i, n,
+		    r);
+		ATF_CHECK_MSG(alloc_live == (s == NULL ? 0 : 1),
+		    "%s: allocation %ld of %ld failed, %ld left", what, i, n,
+		    alloc_live);
+		cJSON_free(s);
+	}
+	cJSON_InitHooks(NULL);
+}
+
+ATF_TC_WITHOUT_HEAD(template_body_alloc_failure_refused);
+ATF_TC_BODY(template_body_alloc_failure_refused, tc)
+{
+	struct dkr_template	 t;
+
+	(void)tc;
+	fx_template(&t);
+	body_alloc_fails(&t, "agent");
+	t.envc = 0;
+	body_alloc_fails(&t, "agent, no env");
+	fx_relay_template(&t);
+	body_alloc_fails(&t, "relay");
+	fx_server_template(&t);
+	body_alloc_fails(&t, "server");
+}
+
+/* The seccomp entry that cannot be made refuses the body, leaking nothing. */
+ATF_TC_WITHOUT_HEAD(template_body_secopt_failure_refused);
+ATF_TC_BODY(template_body_secopt_failure_refused, tc)
+{
+#ifdef __SANITIZE_ADDRESS__
+	(void)tc;
+	atf_tc_skip("ASan's allocator is malloc(3)");
+#else
+	cJSON_Hooks		 hooks = { alloc_counted, free_counted };
+	struct dkr_template	 t;
+	enum dkr_reason		 r;
+	char			*s;
+
+	(void)tc;
+	fx_template(&t);
+	ATF_REQUIRE(dkr_seccomp_profile() != NULL);
+	cJSON_InitHooks(&hooks);
+	alloc_fail_at = -1;
+	alloc_count = alloc_live = 0;
+	malloc_fails = 1;
+	s = dkr_template_body(&t, &r);
+	malloc_fails = 0;
+	cJSON_InitHooks(NULL);
+	ATF_CHECK(s == NULL && r == DKR_R_JSON);
+	ATF_CHECK_EQ(alloc_live, 0);
+	ATF_CHECK(alloc_count > 0);
+#endif
+}
+
+/* Only the full local image ID, and a container's full ID. */
+ATF_TC_WITHOUT_HEAD(template_image_id_exact);
+ATF_TC_BODY(template_image_id_exact, tc)
+{
+	struct dkr_template	 t;
+	char			 buf[128];
+
+	(void)tc;
+	ATF_CHECK(dkr_image_id_valid(FX_IMAGE));
+	ATF_CHECK(dkr_image_id_valid(fill(buf, sizeof(buf), "sha256:", 'f',
+	    64)));
+	ATF_CHECK(!dkr_image_id_valid(fill(buf, sizeof(buf), "sha256:", 'g',
+	    64)));
+	ATF_CHECK(!dkr_image_id_valid(fill(buf, sizeof(buf), "sha256:", 'a',
+	    65)));
+	ATF_CHECK(!dkr_image_id_valid(fill(buf, sizeof(buf), "sha256:", 'a',
+	    63)));
+	ATF_CHECK(!dkr_image_id_valid(fill(buf, sizeof(buf), "sha512:", 'a',
+	    64)));
+	ATF_CHECK(!dkr_image_id_valid(fill(buf, sizeof(buf), "sha256-", 'a',
+	    64)));
+	ATF_CHECK(dkr_container_id_valid(FX_ID));
+	ATF_CHECK(!dkr_container_id_valid(fill(buf, sizeof(buf), "", 'a',
+	    65)));
+	ATF_CHECK(!dkr_container_id_valid(fill(buf, sizeof(buf), "", 'a',
+	    63)));
+	/* The template's ID fills its array; one byte more is refused. */
+	fx_template(&t);
+	t.image[DKR_IMAGE_ID_BYTES - 1] = '0';
+	template_is(&t, DKR_R_T_IMAGE, "image unterminated");
+	fx_template(&t);
+	t.image[20] = 'g';
+	template_is(&t, DKR_R_T_IMAGE, "image not hex");
+}
+
+/* A label of DKR_LABEL_BYTES - 1 characters, not one more. */
+ATF_TC_WITHOUT_HEAD(template_label_bounds);
+ATF_TC_BODY(template_label_bounds, tc)
+{
+	struct dkr_template	 t;
+	char			 buf[DKR_LABEL_BYTES + 1];
+
+	(void)tc;
+	ATF_CHECK(dkr_label_valid(fill(buf, sizeof(buf), "", 'a',
+	    DKR_LABEL_BYTES - 1)));
+	ATF_CHECK(!dkr_label_valid(fill(buf, sizeof(buf), "", 'a',
+	    DKR_LABEL_BYTES)));
+	ATF_CHECK(!dkr_label_valid(""));
+	ATF_CHECK(!dkr_label_valid("a/b"));
+	fx_template(&t);
+	fill(t.instance, sizeof(t.instance), "", 'i', DKR_LABEL_BYTES - 1);
+	fill(t.session, sizeof(t.session), "", 's', DKR_LABEL_BYTES - 1);
+	template_is(&t, DKR_OK, "labels at their maximum");
+}
+
+/* Every reason has its name; anything else is unknown, never read. */
+ATF_TC_WITHOUT_HEAD(template_reason_kind_names);
+ATF_TC_BODY(template_reason_kind_names, tc)
+{
+	int	 r;
+
+	(void)tc;
+	ATF_CHECK_STREQ(dkr_reason_str(DKR_OK), "ok");
+	ATF_CHECK_STREQ(dkr_reason_str(DKR_R_JSON), "malformed document");
+	ATF_CHECK_STREQ(dkr_reason_str(DKR_R_D_SECCOMP),
+	    "daemon SecurityOptions");
+	for (r = 0; r < DKR_R_MAX; r++)
+		ATF_CHECK_MSG(strcmp(dkr_reason_str(r), "unknown") != 0,
+		    "reason %d", r);
+	ATF_CHECK_STREQ(dkr_reason_str(DKR_R_MAX), "unknown");
+	ATF_CHECK_STREQ(dkr_reason_str((enum dkr_reason)-1), "unknown");
+	ATF_CHECK_STREQ(dkr_reason_str((enum dkr_reason)INT_MAX), "unknown");
+	ATF_CHECK_STREQ(dkr_reason_str((enum dkr_reason)INT_MIN), "unknown");
+	ATF_CHECK_STREQ(dkr_kind_str(DKR_KIND_AGENT), "agent");
+	ATF_CHECK_STREQ(dkr_kind_str(DKR_KIND_SANDBOX), "sandbox");
+	ATF_CHECK_STREQ(dkr_kind_str(DKR_KIND_SERVER), "server");
+	ATF_CHECK(dkr_kind_str(DKR_KIND_MAX) == NULL);
+	ATF_CHECK(dkr_kind_str(-1) == NULL);
+	ATF_CHECK(dkr_kind_str(INT_MAX) == NULL);
+	ATF_CHECK(dkr_kind_str(INT_MIN) == NULL);
+}
+
+/*
+ * The workload's argv: DKR_ARGV_MAX arguments, each of printable ASCII
+ * and DKR_ARG_BYTES - 1 bytes at most, none empty; one defect each.
+ */
+ATF_TC_WITHOUT_HEAD(template_argv_bounds);
+ATF_TC_BODY(template_argv_bounds, tc)
+{
+	static const char *const good[] = { "x", "a b", "a~", " ", "~" };
+	static const char *const bad[] = { "", "a\x1f", "a\x7f", "\tx",
+	    "a\n", "\x80" };
+	struct dkr_template	 t;
+	char			*s;
+	size_t			 i;
+
+	(void)tc;
+	fx_template(&t);
+	for (i = 0; i < DKR_ARGV_MAX; i++)
+		snprintf(t.argv[i], sizeof(t.argv[i]), "/arg%zu", i);
+	t.argc = DKR_ARGV_MAX;
+	template_is(&t, DKR_OK, "argc at its maximum");
+	s = body_member(&t, "Cmd");
+	ATF_CHECK(strstr(s, "\"/arg0\",") == s + 1);
+	ATF_CHECK(strstr(s, ",\"/arg15\"]") != NULL);
+	free(s);
+	t.argc = 0;
+	template_is(&t, DKR_R_T_ARGV, "argc 0");
+
+	fx_template(&t);
+	t.argc = 2;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		strlcpy(t.argv[1], good[i], sizeof(t.argv[1]));
+		template_is(&t, DKR_OK, good[i]);
+	}
+	fill(t.argv[1], sizeof(t.argv[1]), "", 'a', DKR_ARG_BYTES - 1);
+	template_is(&t, DKR_OK, "argument at its maximum");
+	t.argv[1][DKR_ARG_BYTES - 1] = 'a';
+	template_is(&t, DKR_R_T_ARGV, "argument unterminated");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fx_template(&t);
+		t.argc = 2;
+		strlcpy(t.argv[1], bad[i], sizeof(t.argv[1]));
+		template_is(&t, DKR_R_T_ARGV, "bad argument");
+	}
+	/* The first argument is checked as the others are. */
+	fx_template(&t);
+	strlcpy(t.argv[0], "/rep\tort", sizeof(t.argv[0]));
+	template_is(&t, DKR_R_T_ARGV, "argv[0] with a tab");
+	fill(t.argv[0], sizeof(t.argv[0]), "/", 'a', DKR_ARG_BYTES - 2);
+	template_is(&t, DKR_OK, "argv[0] at its maximum");
+	t.argv[0][DKR_ARG_BYTES - 1] = 'a';
+	template_is(&t, DKR_R_T_ARGV, "argv[0] unterminated");
+}
+
+/* cmcp-init's host path: absolute, printable, held in its array. */
+ATF_TC_WITHOUT_HEAD(template_init_path_bounds);
+ATF_TC_BODY(template_init_path_bounds, tc)
+{
+	struct dkr_template	 t;
+	char			*s, want[512];
+
+	(void)tc;
+	fx_template(&t);
+	fill(t.init_path, sizeof(t.init_path), "/", 'i', DKR_PATH_BYTES - 2);
+	template_is(&t, DKR_OK, "init path at its maximum");
+	snprintf(want, sizeof(want), "[{\"Type\":\"bind\",\"Source\":"
+	    "\"%s\",\"Target\":\"/cmcp-init\",\"ReadOnly\":true,"
+	    "\"BindOptions\":{\"Propagation\":\"rprivate\","
+	    "\"NonRecursive\":true}}]", t.init_path);
+	s = body_member(&t, "HostConfig.Mounts");
+	ATF_CHECK_STREQ(s, want);
+	free(s);
+	t.init_path[DKR_PATH_BYTES - 1] = 'i';
+	template_is(&t, DKR_R_T_INIT, "init path unterminated");
+	fx_template(&t);
+	strlcpy(t.init_path, "/cmcp\tinit", sizeof(t.init_path));
+	template_is(&t, DKR_R_T_INIT, "init path with a tab");
+}
+
+/*
+ * The environment: DKR_ENV_MAX entries of NAME=value, each of printable
+ * ASCII and DKR_ARG_BYTES - 1 bytes at most.  One past the last entry is
+ * the uid and gid: here they are bytes that would pass for one.
+ */
+ATF_TC_WITHOUT_HEAD(template_env_bounds);
+ATF_TC_BODY(template_env_bounds, tc)
+{
+	static const char *const bad[] = { "PATH", "", "=x", "A=\x01",
+	    "A=\x7f" };
+	struct dkr_template	 t;
+	char			*s;
+	size_t			 i;
+
+	(void)tc;
+	fx_template(&t);
+	for (i = 0; i < DKR_ENV_MAX; i++)
+		snprintf(t.env[i], sizeof(t.env[i]), "V%zu=%zu", i, i);
+	t.envc = DKR_ENV_MAX;
+	template_is(&t, DKR_OK, "envc at its maximum");
+	s = body_member(&t, "Env");
+	ATF_CHECK_STREQ(s, "[\"V0=0\",\"V1=1\",\"V2=2\",\"V3=3\",\"V4=4\","
+	    "\"V5=5\",\"V6=6\",\"V7=7\"]");
+	free(s);
+	t.uid = 0x41414141;	/* "AAAA" */
+	t.gid = 0x3d3d3d3d;	/* "====" */
+	template_is(&t, DKR_OK, "uid and gid as text");
+	t.envc = DKR_ENV_MAX + 1;
+	template_is(&t, DKR_R_T_ENV, "envc past its maximum");
+
+	fx_template(&t);
+	strlcpy(t.env[0], "A=", sizeof(t.env[0]));
+	template_is(&t, DKR_OK, "empty value");
+	fill(t.env[0], sizeof(t.env[0]), "A=", 'a', DKR_ARG_BYTES - 3);
+	template_is(&t, DKR_OK, "entry at its maximum");
+	t.env[0][DKR_ARG_BYTES - 1] = 'a';
+	template_is(&t, DKR_R_T_ENV, "entry unterminated");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fx_template(&t);
+		strlcpy(t.env[0], bad[i], sizeof(t.env[0]));
+		template_is(&t, DKR_R_T_ENV, "bad entry");
+	}
+	/* the last entry as the first */
+	fx_template(&t);
+	t.envc = 2;
+	strlcpy(t.env[1], "B", sizeof(t.env[1]));
+	template_is(&t, DKR_R_T_ENV, "second entry without =");
+}
+
+/* uid and gid from 1 to INT32_MAX, and User says exactly that. */
+ATF_TC_WITHOUT_HEAD(template_user_bounds);
+ATF_TC_BODY(template_user_bounds, tc)
+{
+	struct dkr_template	 t;
+	char			*s;
+
+	(void)tc;
+	fx_template(&t);
+	t.uid = INT32_MAX;
+	t.gid = INT32_MAX;
+	template_is(&t, DKR_OK, "uid and gid at their maximum");
+	s = body_member(&t, "User");
+	ATF_CHECK_STREQ(s, "\"2147483647:2147483647\"");
+	free(s);
+	t.uid = (uid_t)INT32_MAX + 1;
+	template_is(&t, DKR_R_T_USER, "uid past its maximum");
+	fx_template(&t);
+	t.gid = (gid_t)INT32_MAX + 1;
+	template_is(&t, DKR_R_T_USER, "gid past its maximum");
+	fx_template(&t);
+	t.uid = 1;
+	t.gid = 1;
+	template_is(&t, DKR_OK, "uid and gid 1");
+}
+
+/* Each limit at both ends accepted, one past either end refused. */
+ATF_TC_WITHOUT_HEAD(template_limit_bounds);
+ATF_TC_BODY(template_limit_bounds, tc)
+{
+	struct dkr_template	 t;
+	char			*s;
+
+#define LIMIT(field, lo, hi, want) do {					\
+	fx_template(&t);						\
+	t.field = (lo);							\
+	template_is(&t, DKR_OK, #field " at " #lo);			\
+	t.field = (hi);							\
+	template_is(&t, DKR_OK, #field " at " #hi);			\
+	t.field = (lo) - 1;						\
+	template_is(&t, want, #field " below " #lo);			\
+	t.field = (hi) + 1;						\
+	template_is(&t, want, #field " above " #hi);			\
+} while (0)
+	(void)tc;
+	LIMIT(memory_bytes, DKR_MEMORY_MIN_BYTES, DKR_MEMORY_MAX_BYTES,
+	    DKR_R_T_LIMITS);
+	LIMIT(pids, 1, DKR_PIDS_MAX, DKR_R_T_LIMITS);
+	LIMIT(nofile, 1, DKR_NOFILE_MAX, DKR_R_T_LIMITS);
+	LIMIT(nproc, 1, DKR_PIDS_MAX, DKR_R_T_LIMITS);
+	LIMIT(nano_cpus, 0, DKR_NANOCPUS_MAX, DKR_R_T_LIMITS);
+	LIMIT(deadline_ms, CMCP_INIT_MIN_MS, CMCP_INIT_MAX_MS,
+	    DKR_R_T_DEADLINE);
+#undef LIMIT
+	/* cmcp-init's -t at the longest deadline */
+	fx_template(&t);
+	t.deadline_ms = CMCP_INIT_MAX_MS;
+	s = body_member(&t, "Entrypoint");
+	ATF_CHECK_STREQ(s, "[\"/cmcp-init\",\"-t\",\"86400000\",\"--\"]");
+	free(s);
+}
+
+/*
+ * A server's bind paths: what is canonical is accepted however it looks,
+ * the longest path its array holds too; one byte more is refused.  An
+ * agent's container refuses even one bind.
+ */
+ATF_TC_WITHOUT_HEAD(template_mount_paths);
+ATF_TC_BODY(template_mount_paths, tc)
+{
+	static const char *const good[] = { "/a", "/srv/a", "/srv/.config",
+	    "/srv/..db", "/srv/a.", "/srv/.a", "/srv/a..", "/srv/...",
+	    "/s p" };
+	struct dkr_template	 t;
+	size_t			 i;
+
+	(void)tc;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		fx_server_template(&t);
+		strlcpy(t.mounts[0].source, good[i],
+		    sizeof(t.mounts[0].source));
+		template_is(&t, DKR_OK, good[i]);
+		fx_server_template(&t);
+		strlcpy(t.mounts[1].target, good[i],
+		    sizeof(t.mounts[1].target));
+		template_is(&t, DKR_OK, good[i]);
+	}
+	fx_server_template(&t);
+	fill(t.mounts[0].source, sizeof(t.mounts[0].source), "/", 'a',
+	    DKR_PATH_BYTES - 2);
+	fill(t.mounts[1].target, sizeof(t.mounts[1].target), "/", 'b',
+	    DKR_PATH_BYTES - 2);
+	template_is(&t, DKR_OK, "paths at their maximum");
+	t.mounts[0].source[DKR_PATH_BYTES - 1] = 'a';
+	template_is(&t, DKR_R_T_MOUNTS, "source unterminated");
+	fx_server_template(&t);
+	fill(t.mounts[1].target, sizeof(t.mounts[1].target), "/", 'b',
+	    DKR_PATH_BYTES - 2);
+	t.mounts[1].target[DKR_PATH_BYTES - 1] = 'b';
+	template_is(&t, DKR_R_T_MOUNTS, "target unterminated");
+
+	fx_server_template(&t);
+	t.nmounts = 1;
+	template_is(&t, DKR_OK, "one bind");
+	t.kind = DKR_KIND_AGENT;
+	t.server[0] = '\0';
+	template_is(&t, DKR_R_T_MOUNTS, "an agent's one bind");
+	fx_server_template(&t);
+	t.nmounts = 0;
+	template_is(&t, DKR_OK, "a server without binds");
 }
 
 ATF_TC_WITHOUT_HEAD(inspect_good_verifies);
@@ -983,23 +1569,6 @@ ATF_TC_BODY(template_body_profile, tc)
 	cJSON_Delete(b);
 }
 
-/* The member at path of t's create body, printed. */
-static char *
-body_member(const struct dkr_template *t, const char *path)
-{
-	enum dkr_reason	 r;
-	cJSON		*b;
-	char		*s, *e;
-
-	ATF_REQUIRE_MSG((s = dkr_template_body(t, &r)) != NULL, "%s",
-	    dkr_reason_str(r));
-	ATF_REQUIRE((b = cJSON_Parse(s)) != NULL);
-	free(s);
-	ATF_REQUIRE((e = cJSON_PrintUnformatted(at(b, path))) != NULL);
-	cJSON_Delete(b);
-	return e;
-}
-
 #define INIT_BIND	"{\"Type\":\"bind\",\"Source\":\"" FX_INIT "\","	\
 	"\"Target\":\"/cmcp-init\",\"ReadOnly\":true,\"BindOptions\":"	\
 	"{\"Propagation\":\"rprivate\",\"NonRecursive\":true}}"
@@ -1220,6 +1789,20 @@ ATF_TC_BODY(exit_status_outcomes, tc)
 
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, template_body_exact);
+	ATF_TP_ADD_TC(tp, template_body_cpu_limit);
+	ATF_TP_ADD_TC(tp, template_body_alloc_failure_refused);
+	ATF_TP_ADD_TC(tp, template_body_secopt_failure_refused);
+	ATF_TP_ADD_TC(tp, template_image_id_exact);
+	ATF_TP_ADD_TC(tp, template_label_bounds);
+	ATF_TP_ADD_TC(tp, template_reason_kind_names);
+	ATF_TP_ADD_TC(tp, template_argv_bounds);
+	ATF_TP_ADD_TC(tp, template_init_path_bounds);
+	ATF_TP_ADD_TC(tp, template_env_bounds);
+	ATF_TP_ADD_TC(tp, template_user_bounds);
+	ATF_TP_ADD_TC(tp, template_limit_bounds);
+	ATF_TP_ADD_TC(tp, template_mount_paths);
+
 	ATF_TP_ADD_TC(tp, inspect_good_verifies);
 	ATF_TP_ADD_TC(tp, network_host_refused);
 	ATF_TP_ADD_TC(tp, rootfs_writable_refused);

@@ -956,10 +956,11 @@ static struct {
 	const char		*in;
 	size_t			 inlen;
 	int			 code;
+	const char		*server;	/* E_INIT's; NULL: "1.0" */
 } e;
 
 enum { E_INIT, E_RESULT, E_ERROR, E_TOOL, E_REFUSAL, E_CHANGED, E_LIST,
-    E_LIST_SCHEMA };
+    E_LIST_SCHEMA, E_LIST_EMPTY };
 
 static int
 enc(char *o, size_t sz, size_t *n, const char **why)
@@ -968,8 +969,9 @@ enc(char *o, size_t sz, size_t *n, const char **why)
 
 	switch (e.kind) {
 	case E_INIT:
-		return (front_encode_initialize(&e.id, "2025-11-25", "1.0",
-		    e.in, e.inlen, o, sz, n, why));
+		return (front_encode_initialize(&e.id, "2025-11-25",
+		    e.server != NULL ? e.server : "1.0", e.in, e.inlen, o, sz,
+		    n, why));
 	case E_RESULT:
 		return (front_encode_result(&e.id, e.in, e.inlen, o, sz, n,
 		    why));
@@ -991,6 +993,9 @@ enc(char *o, size_t sz, size_t *n, const char **why)
 	case E_LIST_SCHEMA:
 		front_list_begin(&fl, &e.id, o, sz);
 		front_list_add(&fl, "read", "d", e.in, e.inlen);
+		return (front_list_end(&fl, n, why));
+	case E_LIST_EMPTY:
+		front_list_begin(&fl, &e.id, o, sz);
 		return (front_list_end(&fl, n, why));
 	}
 	abort();
@@ -1886,6 +1891,36 @@ ATF_TC_BODY(params_absent_for_methods_that_need_them_refused, tc)
 	    FRONT_PARAMS);
 }
 
+/*
+ * Text ending in a control, its \u00xx longer than the rest of the line
+ * after it, at every size: a server version, a tool's name.
+ */
+ATF_TC_WITHOUT_HEAD(encode_text_ending_in_control_at_bound);
+ATF_TC_BODY(encode_text_ending_in_control_at_bound, tc)
+{
+	e.kind = E_INIT;
+	id_set("1");
+	e.in = NULL;
+	e.inlen = 0;
+	e.server = "1\x1f";
+	fits("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"capabilities\":"
+	    "{\"tools\":{\"listChanged\":true}},\"protocolVersion\":"
+	    "\"2025-11-25\",\"serverInfo\":{\"name\":\"cmcp-privsep\","
+	    "\"version\":\"1\\u001f\"}}}\n");
+	e.server = NULL;
+	list_fits("r\x01", "{}", "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"
+	    "{\"tools\":[{\"inputSchema\":{},\"name\":\"r\\u0001\"}]}}\n");
+}
+
+/* A list of no tools at every size: its head longer than "]}}". */
+ATF_TC_WITHOUT_HEAD(encode_list_empty_at_bound);
+ATF_TC_BODY(encode_list_empty_at_bound, tc)
+{
+	e.kind = E_LIST_EMPTY;
+	id_set("1");
+	fits("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"tools\":[]}}\n");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, requests_accepted);
@@ -1956,5 +1991,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, schema_strip_long_last_name_at_bound);
 	ATF_TP_ADD_TC(tp, params_required_absent_after_a_line_with_it);
 	ATF_TP_ADD_TC(tp, params_absent_for_methods_that_need_them_refused);
+	ATF_TP_ADD_TC(tp, encode_text_ending_in_control_at_bound);
+	ATF_TP_ADD_TC(tp, encode_list_empty_at_bound);
 	return atf_no_error();
 }

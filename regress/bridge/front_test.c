@@ -1921,6 +1921,40 @@ ATF_TC_BODY(encode_list_empty_at_bound, tc)
 	fits("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"tools\":[]}}\n");
 }
 
+/*
+ * A call whose arguments fill the frame: copied whole into br_arguments
+ * (AGENT_FRAME_BYTES + 1); a line one byte longer is refused.
+ */
+ATF_TC_WITHOUT_HEAD(call_arguments_filling_frame_copied_one_more_refused);
+ATF_TC_BODY(call_arguments_filling_frame_copied_one_more_refused, tc)
+{
+	static const char	 head[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"op\","
+	    "\"arguments\":{\"a\":\"";
+	char			*line;
+	size_t			 len, alen;
+
+	for (len = AGENT_FRAME_BYTES; len <= AGENT_FRAME_BYTES + 1; len++) {
+		ATF_REQUIRE((line = malloc(len + 1)) != NULL);
+		memcpy(line, head, sizeof(head) - 1);
+		memset(line + sizeof(head) - 1, 'x',
+		    len - (sizeof(head) - 1) - 4);
+		memcpy(line + len - 4, "\"}}}", 5);
+		if (len == AGENT_FRAME_BYTES) {
+			ATF_REQUIRE_EQ(front_parse(line, len, AGENT_FRAME_BYTES,
+			    &msg, NULL), FRONT_OK);
+			alen = len - 2 - (sizeof(head) - 1 - 6);
+			ATF_CHECK_EQ(msg.fm_call.br_arglen, alen);
+			ATF_CHECK(memcmp(msg.fm_call.br_arguments, line +
+			    sizeof(head) - 1 - 6, alen) == 0);
+			ATF_CHECK_EQ(msg.fm_call.br_arguments[alen], '\0');
+		} else
+			ATF_CHECK_EQ(front_parse(line, len, AGENT_FRAME_BYTES,
+			    &msg, NULL), FRONT_TOO_LARGE);
+		free(line);
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, requests_accepted);
@@ -1993,5 +2027,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, params_absent_for_methods_that_need_them_refused);
 	ATF_TP_ADD_TC(tp, encode_text_ending_in_control_at_bound);
 	ATF_TP_ADD_TC(tp, encode_list_empty_at_bound);
+	ATF_TP_ADD_TC(tp, call_arguments_filling_frame_copied_one_more_refused);
 	return atf_no_error();
 }

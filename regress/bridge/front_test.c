@@ -956,10 +956,11 @@ static struct {
 	const char		*in;
 	size_t			 inlen;
 	int			 code;
+	const char		*server;	/* E_INIT's; NULL: "1.0" */
 } e;
 
 enum { E_INIT, E_RESULT, E_ERROR, E_TOOL, E_REFUSAL, E_CHANGED, E_LIST,
-    E_LIST_SCHEMA };
+    E_LIST_SCHEMA, E_LIST_EMPTY };
 
 static int
 enc(char *o, size_t sz, size_t *n, const char **why)
@@ -968,8 +969,9 @@ enc(char *o, size_t sz, size_t *n, const char **why)
 
 	switch (e.kind) {
 	case E_INIT:
-		return (front_encode_initialize(&e.id, "2025-11-25", "1.0",
-		    e.in, e.inlen, o, sz, n, why));
+		return (front_encode_initialize(&e.id, "2025-11-25",
+		    e.server != NULL ? e.server : "1.0", e.in, e.inlen, o, sz,
+		    n, why));
 	case E_RESULT:
 		return (front_encode_result(&e.id, e.in, e.inlen, o, sz, n,
 		    why));
@@ -991,6 +993,9 @@ enc(char *o, size_t sz, size_t *n, const char **why)
 	case E_LIST_SCHEMA:
 		front_list_begin(&fl, &e.id, o, sz);
 		front_list_add(&fl, "read", "d", e.in, e.inlen);
+		return (front_list_end(&fl, n, why));
+	case E_LIST_EMPTY:
+		front_list_begin(&fl, &e.id, o, sz);
 		return (front_list_end(&fl, n, why));
 	}
 	abort();
@@ -1790,6 +1795,166 @@ ATF_TC_BODY(encode_result_depth_at_limit_one_more_refused, tc)
 	}
 }
 
+/*
+ * A schema is stripped to JSON_DEPTH_MAX - 1, the depth front_list_add
+ * copies it at: one level more is refused.  {"default": and arrays.
+ */
+ATF_TC_WITHOUT_HEAD(schema_strip_depth_at_limit_one_more_refused);
+ATF_TC_BODY(schema_strip_depth_at_limit_one_more_refused, tc)
+{
+	char		 s[2 * JSON_DEPTH_MAX + 64], o[sizeof(s)], t[sizeof(s)];
+	const char	*why;
+	size_t		 d, len, n, i;
+
+	for (d = JSON_DEPTH_MAX - 2; d <= JSON_DEPTH_MAX; d++) {
+		len = (size_t)snprintf(s, sizeof(s), "{\"default\":");
+		for (i = 1; i < d; i++)
+			s[len++] = '[';
+		for (i = 1; i < d; i++)
+			s[len++] = ']';
+		s[len++] = '}';
+		s[len] = '\0';
+		why = NULL;
+		if (d < JSON_DEPTH_MAX) {
+			ATF_CHECK_MSG(front_schema_strip(s, len, t, sizeof(t),
+			    o, sizeof(o), &n, &why) == 0, "depth %zu refused: "
+			    "%s", d, why);
+			ATF_CHECK_STREQ(o, s);
+		} else {
+			ATF_CHECK(front_schema_strip(s, len, t, sizeof(t), o,
+			    sizeof(o), &n, &why) == -1);
+			ATF_CHECK(why != NULL &&
+			    strcmp(why, "invalid schema") == 0);
+		}
+	}
+}
+
+/* A map keyword whose value is not an object: copied, not read as one. */
+ATF_TC_WITHOUT_HEAD(schema_strip_map_keyword_not_an_object_copied);
+ATF_TC_BODY(schema_strip_map_keyword_not_an_object_copied, tc)
+{
+	static const char *const s[] = {
+		"{\"properties\":true}",
+		"{\"$defs\":[{\"title\":\"t\"}]}",
+		"{\"definitions\":\"d\"}",
+	};
+	char		 o[128], t[128];
+	size_t		 i, n;
+
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		ATF_REQUIRE(front_schema_strip(s[i], strlen(s[i]), t,
+		    sizeof(t), o, sizeof(o), &n, NULL) == 0);
+		ATF_CHECK_STREQ(o, s[i]);
+	}
+}
+
+/* A long name last, with a short value after it: in a schema, in a map. */
+ATF_TC_WITHOUT_HEAD(schema_strip_long_last_name_at_bound);
+ATF_TC_BODY(schema_strip_long_last_name_at_bound, tc)
+{
+	strip_fits("{\"type\":0,\"zz_a_long_member_name_longer_than_the_rest"
+	    "\":0}", "{\"type\":0,\"zz_a_long_member_name_longer_than_the_rest"
+	    "\":0}");
+	strip_fits("{\"properties\":{\"p\":{},\"zz_a_long_property_name_longer"
+	    "_than_the_rest\":{}}}", "{\"properties\":{\"p\":{},\"zz_a_long_"
+	    "property_name_longer_than_the_rest\":{}}}");
+}
+
+/*
+ * A required member absent is found absent whatever an earlier line left
+ * where its offset is kept.
+ */
+ATF_TC_WITHOUT_HEAD(params_required_absent_after_a_line_with_it);
+ATF_TC_BODY(params_required_absent_after_a_line_with_it, tc)
+{
+	accepted(REQ("initialize", INIT_PARAMS), FRONT_M_INITIALIZE);
+	refused(REQ("initialize", "{\"capabilities\":{},\"clientInfo\":"
+	    CLIENT_INFO "}"), FRONT_PARAMS);
+	accepted(REQ("tools/call", "{\"name\":\"op\"}"), FRONT_M_TOOLS_CALL);
+	refused(REQ("tools/call", "{}"), FRONT_TOOL);
+	accepted(NOTE("notifications/cancelled", "{\"requestId\":1}"),
+	    FRONT_M_CANCELLED);
+	refused(NOTE("notifications/cancelled", "{}"), FRONT_PARAMS);
+}
+
+/* Methods that need params, without: the envelope is not read as them. */
+ATF_TC_WITHOUT_HEAD(params_absent_for_methods_that_need_them_refused);
+ATF_TC_BODY(params_absent_for_methods_that_need_them_refused, tc)
+{
+	refused(" {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}",
+	    FRONT_PARAMS);
+	refused(" {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}",
+	    FRONT_PARAMS);
+	refused(" {\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/cancelled\"}", FRONT_PARAMS);
+	refused("{\"method\":\"tools/call\",\"id\":1,\"jsonrpc\":\"2.0\"}",
+	    FRONT_PARAMS);
+}
+
+/*
+ * Text ending in a control, its \u00xx longer than the rest of the line
+ * after it, at every size: a server version, a tool's name.
+ */
+ATF_TC_WITHOUT_HEAD(encode_text_ending_in_control_at_bound);
+ATF_TC_BODY(encode_text_ending_in_control_at_bound, tc)
+{
+	e.kind = E_INIT;
+	id_set("1");
+	e.in = NULL;
+	e.inlen = 0;
+	e.server = "1\x1f";
+	fits("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"capabilities\":"
+	    "{\"tools\":{\"listChanged\":true}},\"protocolVersion\":"
+	    "\"2025-11-25\",\"serverInfo\":{\"name\":\"cmcp-privsep\","
+	    "\"version\":\"1\\u001f\"}}}\n");
+	e.server = NULL;
+	list_fits("r\x01", "{}", "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":"
+	    "{\"tools\":[{\"inputSchema\":{},\"name\":\"r\\u0001\"}]}}\n");
+}
+
+/* A list of no tools at every size: its head longer than "]}}". */
+ATF_TC_WITHOUT_HEAD(encode_list_empty_at_bound);
+ATF_TC_BODY(encode_list_empty_at_bound, tc)
+{
+	e.kind = E_LIST_EMPTY;
+	id_set("1");
+	fits("{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"tools\":[]}}\n");
+}
+
+/*
+ * A call whose arguments fill the frame: copied whole into br_arguments
+ * (AGENT_FRAME_BYTES + 1); a line one byte longer is refused.
+ */
+ATF_TC_WITHOUT_HEAD(call_arguments_filling_frame_copied_one_more_refused);
+ATF_TC_BODY(call_arguments_filling_frame_copied_one_more_refused, tc)
+{
+	static const char	 head[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"op\","
+	    "\"arguments\":{\"a\":\"";
+	char			*line;
+	size_t			 len, alen;
+
+	for (len = AGENT_FRAME_BYTES; len <= AGENT_FRAME_BYTES + 1; len++) {
+		ATF_REQUIRE((line = malloc(len + 1)) != NULL);
+		memcpy(line, head, sizeof(head) - 1);
+		memset(line + sizeof(head) - 1, 'x',
+		    len - (sizeof(head) - 1) - 4);
+		memcpy(line + len - 4, "\"}}}", 5);
+		if (len == AGENT_FRAME_BYTES) {
+			ATF_REQUIRE_EQ(front_parse(line, len, AGENT_FRAME_BYTES,
+			    &msg, NULL), FRONT_OK);
+			alen = len - 2 - (sizeof(head) - 1 - 6);
+			ATF_CHECK_EQ(msg.fm_call.br_arglen, alen);
+			ATF_CHECK(memcmp(msg.fm_call.br_arguments, line +
+			    sizeof(head) - 1 - 6, alen) == 0);
+			ATF_CHECK_EQ(msg.fm_call.br_arguments[alen], '\0');
+		} else
+			ATF_CHECK_EQ(front_parse(line, len, AGENT_FRAME_BYTES,
+			    &msg, NULL), FRONT_TOO_LARGE);
+		free(line);
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, requests_accepted);
@@ -1855,5 +2020,13 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, encode_error_with_controls_at_bound);
 	ATF_TP_ADD_TC(tp, invalid_value_named_once_line_before_it_fits);
 	ATF_TP_ADD_TC(tp, encode_result_depth_at_limit_one_more_refused);
+	ATF_TP_ADD_TC(tp, schema_strip_depth_at_limit_one_more_refused);
+	ATF_TP_ADD_TC(tp, schema_strip_map_keyword_not_an_object_copied);
+	ATF_TP_ADD_TC(tp, schema_strip_long_last_name_at_bound);
+	ATF_TP_ADD_TC(tp, params_required_absent_after_a_line_with_it);
+	ATF_TP_ADD_TC(tp, params_absent_for_methods_that_need_them_refused);
+	ATF_TP_ADD_TC(tp, encode_text_ending_in_control_at_bound);
+	ATF_TP_ADD_TC(tp, encode_list_empty_at_bound);
+	ATF_TP_ADD_TC(tp, call_arguments_filling_frame_copied_one_more_refused);
 	return atf_no_error();
 }

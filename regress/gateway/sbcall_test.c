@@ -412,6 +412,223 @@ ATF_TC_BODY(result_bound_exact, tc)
 	ATF_CHECK_EQ(len, need);
 }
 
+/* Each outcome's name and audit reason; anything else is unknown. */
+ATF_TC_WITHOUT_HEAD(outcome_names_and_reasons);
+ATF_TC_BODY(outcome_names_and_reasons, tc)
+{
+	static const struct {
+		int		 o;
+		const char	*str;
+		const char	*reason;
+	} cases[] = {
+		{ SANDBOX_REFUSED,	"REFUSED",	"sandbox_refused" },
+		{ SANDBOX_COMPLETED,	"COMPLETED",	"completed" },
+		{ SANDBOX_TIME_LIMIT,	"TIME_LIMIT",	"time_limit" },
+		{ SANDBOX_OUTPUT_LIMIT,	"OUTPUT_LIMIT",	"output_limit" },
+		{ SANDBOX_TOOL_FAILED,	"TOOL_FAILED",	"tool_failed" },
+		{ -1,			"unknown",	"sandbox_unknown" },
+		{ -2,			"unknown",	"sandbox_unknown" },
+		{ SANDBOX_OUTCOME_MAX,	"unknown",	"sandbox_unknown" },
+		{ SANDBOX_OUTCOME_MAX + 1, "unknown",	"sandbox_unknown" },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ATF_CHECK_STREQ_MSG(gw_sb_outcome_str(cases[i].o),
+		    cases[i].str, "outcome %d", cases[i].o);
+		ATF_CHECK_STREQ_MSG(gw_sb_outcome_reason(cases[i].o),
+		    cases[i].reason, "outcome %d", cases[i].o);
+	}
+}
+
+/* The buffer must hold max + 1 bytes: exactly that is enough. */
+ATF_TC_WITHOUT_HEAD(source_buffer_exact);
+ATF_TC_BODY(source_buffer_exact, tc)
+{
+	const char	*seven = "{\"source\":\"1234567\"}";
+	const char	*eight = "{\"source\":\"12345678\"}";
+	char		 src[8];
+	size_t		 len;
+
+	ATF_CHECK_EQ(gw_sb_source(seven, strlen(seven), 7, src, 8, &len), 0);
+	ATF_CHECK_EQ(len, 7);
+	ATF_CHECK(memcmp(src, "1234567", 8) == 0);
+	/* One byte over the bound. */
+	ATF_CHECK_EQ(gw_sb_source(eight, strlen(eight), 7, src, 8, &len), -1);
+	/* One byte short of the buffer the bound needs. */
+	ATF_CHECK_EQ(gw_sb_source(seven, strlen(seven), 7, src, 7, &len), -1);
+}
+
+/* No member at all, whatever an earlier call left in src and *srclen. */
+ATF_TC_WITHOUT_HEAD(source_empty_object_refused);
+ATF_TC_BODY(source_empty_object_refused, tc)
+{
+	const char	*ok = "{\"source\":\"x\"}";
+	char		 src[8];
+	size_t		 len;
+
+	ATF_REQUIRE_EQ(gw_sb_source(ok, strlen(ok), 7, src, sizeof(src),
+	    &len), 0);
+	ATF_REQUIRE_EQ(len, 1);
+	ATF_CHECK_EQ(gw_sb_source("{}", 2, 7, src, sizeof(src), &len), -1);
+}
+
+/* The member without its object around it. */
+ATF_TC_WITHOUT_HEAD(source_not_object_refused);
+ATF_TC_BODY(source_not_object_refused, tc)
+{
+	const char	*bare = "\"source\":\"x\"";
+	char		 src[8];
+	size_t		 len;
+
+	ATF_CHECK_EQ(gw_sb_source(bare, strlen(bare), 7, src, sizeof(src),
+	    &len), -1);
+}
+
+/*
+ * The COMPLETED result of out is exactly {"outcome":"COMPLETED","output":
+ * "<want>","status":0}, and exactly that size of buffer takes it: every
+ * smaller one is refused.
+ */
+static void
+t_result_exact(const char *out, size_t outlen, const char *want)
+{
+	struct gw_sb_run	 r;
+	char			 buf[512], full[512];
+	size_t			 len, sz;
+
+	(void)snprintf(full, sizeof(full),
+	    "{\"outcome\":\"COMPLETED\",\"output\":\"%s\",\"status\":0}", want);
+	t_result(&r, SANDBOX_COMPLETED, 0, out, outlen);
+	ATF_REQUIRE_EQ_MSG(gw_sb_result(&r, buf, sizeof(buf), &len), 0,
+	    "want %s", want);
+	ATF_CHECK_MSG(len == strlen(full) && memcmp(buf, full, len) == 0,
+	    "want %s, got %.*s", full, (int)len, buf);
+	for (sz = 0; sz < strlen(full); sz++)
+		ATF_CHECK_EQ_MSG(gw_sb_result(&r, buf, sz, &len), -1,
+		    "want %s: size %zu", want, sz);
+	ATF_CHECK_EQ_MSG(gw_sb_result(&r, buf, strlen(full), &len), 0,
+	    "want %s: exact size", want);
+	ATF_CHECK_EQ_MSG(len, strlen(full), "want %s", want);
+}
+
+/* Each byte class as it goes out: controls escaped, the rest as is. */
+ATF_TC_WITHOUT_HEAD(result_escapes_exact);
+ATF_TC_BODY(result_escapes_exact, tc)
+{
+	static const struct {
+		const char	*out;
+		size_t		 len;
+		const char	*want;
+	} cases[] = {
+		{ "a",		1,	"a" },
+		{ "",		0,	"" },
+		{ "\n",		1,	"\\n" },
+		{ "\t",		1,	"\\t" },
+		{ "\"",		1,	"\\\"" },
+		{ "\\",		1,	"\\\\" },
+		{ "\0",		1,	"\\ufffd" },
+		{ "\x01",	1,	"\\u0001" },
+		{ "\b",		1,	"\\u0008" },
+		{ "\r",		1,	"\\u000d" },
+		{ "\x1f",	1,	"\\u001f" },
+		{ " ",		1,	" " },
+		{ "!",		1,	"!" },
+		{ "~",		1,	"~" },
+		{ "\x7f",	1,	"\\u007f" },
+		{ "\x80",	1,	"\\ufffd" },
+		{ "a\n\"b",	4,	"a\\n\\\"b" },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		t_result_exact(cases[i].out, cases[i].len, cases[i].want);
+}
+
+/*
+ * RFC 3629 at each edge: the first and last code point of each length
+ * go out as they are, the overlong form just below, a surrogate, a lead
+ * byte that starts nothing and a bad continuation become U+FFFD a byte.
+ */
+ATF_TC_WITHOUT_HEAD(result_utf8_boundaries);
+ATF_TC_BODY(result_utf8_boundaries, tc)
+{
+#define FFFD	"\\ufffd"
+	static const struct {
+		const char	*out;
+		const char	*want;
+	} cases[] = {
+		{ "\xc2\x80",		"\xc2\x80" },		/* U+0080 */
+		{ "\xc1\xbf",		FFFD FFFD },		/* overlong U+007F */
+		{ "\xc3\xa9",		"\xc3\xa9" },
+		{ "\xdf\xbf",		"\xdf\xbf" },		/* U+07FF */
+		{ "\xe0\xa0\x80",	"\xe0\xa0\x80" },	/* U+0800 */
+		{ "\xe0\x9f\xbf",	FFFD FFFD FFFD },	/* overlong U+07FF */
+		{ "\xe1\x80\x80",	"\xe1\x80\x80" },	/* U+1000 */
+		{ "\xed\x9f\xbf",	"\xed\x9f\xbf" },	/* U+D7FF */
+		{ "\xed\xa0\x80",	FFFD FFFD FFFD },	/* U+D800 */
+		{ "\xed\xbf\xbf",	FFFD FFFD FFFD },	/* U+DFFF */
+		{ "\xee\x80\x80",	"\xee\x80\x80" },	/* U+E000 */
+		{ "\xef\xbf\xbf",	"\xef\xbf\xbf" },	/* U+FFFF */
+		{ "\xf0\x90\x80\x80",	"\xf0\x90\x80\x80" },	/* U+10000 */
+		{ "\xf0\x8f\xbf\xbf",	FFFD FFFD FFFD FFFD },	/* overlong */
+		{ "\xf1\x80\x80\x80",	"\xf1\x80\x80\x80" },	/* U+40000 */
+		{ "\xf4\x8f\xbf\xbf",	"\xf4\x8f\xbf\xbf" },	/* U+10FFFF */
+		{ "\xf4\x90\x80\x80",	FFFD FFFD FFFD FFFD },	/* U+110000 */
+		{ "\xf8\x90\x80\x80",	FFFD FFFD FFFD FFFD },	/* 5-byte lead */
+		{ "\xc3\x28",		FFFD "(" },
+		{ "\xe2\x28\xa1",	FFFD "(" FFFD },
+		{ "\xf0\x90\x28\x80",	FFFD FFFD "(" FFFD },
+		{ "\xe2\x82",		FFFD FFFD },		/* cut short */
+	};
+#undef FFFD
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		t_result_exact(cases[i].out, strlen(cases[i].out),
+		    cases[i].want);
+}
+
+/*
+ * Without output the result is written with its NUL: the text's length
+ * is refused, one byte more takes it.  The status tail holds the longest
+ * int64 there is.
+ */
+ATF_TC_WITHOUT_HEAD(result_no_output_bound_exact);
+ATF_TC_BODY(result_no_output_bound_exact, tc)
+{
+	static const struct {
+		int64_t		 status;
+		const char	*want;
+	} cases[] = {
+		{ 250, "{\"outcome\":\"TIME_LIMIT\",\"status\":250}" },
+		{ INT64_MIN, "{\"outcome\":\"TIME_LIMIT\","
+		    "\"status\":-9223372036854775808}" },
+		{ INT64_MAX, "{\"outcome\":\"TIME_LIMIT\","
+		    "\"status\":9223372036854775807}" },
+	};
+	struct gw_sb_run	 r;
+	char			 buf[128];
+	size_t			 len, sz, i, want;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		want = strlen(cases[i].want);
+		t_result(&r, SANDBOX_TIME_LIMIT, cases[i].status, "", 0);
+		for (sz = 0; sz <= want; sz++)
+			ATF_CHECK_EQ_MSG(gw_sb_result(&r, buf, sz, &len), -1,
+			    "case %zu: size %zu", i, sz);
+		ATF_CHECK_EQ_MSG(gw_sb_result(&r, buf, want + 1, &len), 0,
+		    "case %zu", i);
+		ATF_CHECK_MSG(len == want && memcmp(buf, cases[i].want,
+		    want) == 0, "case %zu: %.*s", i, (int)len, buf);
+	}
+	/* And with output, the longest tail. */
+	t_result(&r, SANDBOX_COMPLETED, INT64_MIN, "a", 1);
+	ATF_REQUIRE_EQ(gw_sb_result(&r, buf, sizeof(buf), &len), 0);
+	ATF_CHECK(len == strlen("{\"outcome\":\"COMPLETED\",\"output\":\"a\","
+	    "\"status\":-9223372036854775808}"));
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, stream_frames_split_anywhere);
@@ -424,5 +641,12 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, source_exactly_one_string);
 	ATF_TP_ADD_TC(tp, result_canonical_json);
 	ATF_TP_ADD_TC(tp, result_bound_exact);
+	ATF_TP_ADD_TC(tp, outcome_names_and_reasons);
+	ATF_TP_ADD_TC(tp, source_buffer_exact);
+	ATF_TP_ADD_TC(tp, source_empty_object_refused);
+	ATF_TP_ADD_TC(tp, source_not_object_refused);
+	ATF_TP_ADD_TC(tp, result_escapes_exact);
+	ATF_TP_ADD_TC(tp, result_utf8_boundaries);
+	ATF_TP_ADD_TC(tp, result_no_output_bound_exact);
 	return (atf_no_error());
 }

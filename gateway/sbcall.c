@@ -151,7 +151,8 @@ gw_sb_result(const struct gw_sb_run *r, char *buf, size_t sz, size_t *len)
 			e = "\\t";
 			elen = 2;
 		} else if (cp < 0x20 || cp == 0x7f) {
-			(void)snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)cp);
+			(void)snprintf(esc, sizeof(esc), "\\u%04x",
+			    (unsigned)cp);
 			e = esc;
 			elen = 6;
 		} else {

@@ -123,9 +123,9 @@ ATF_TC_BODY(stream_malformed_is_broken, tc)
 		const char	*bytes;
 		size_t		 len;
 	} bad[] = {
-		{ "stream 0",	"\0\0\0\0\0\0\0\1x", 9 },
-		{ "stream 3",	"\3\0\0\0\0\0\0\1x", 9 },
-		{ "padding",	"\1\0\1\0\0\0\0\1x", 9 },
+		{ "stream 0", "\0\0\0\0\0\0\0\1x", 9 },
+		{ "stream 3", "\3\0\0\0\0\0\0\1x", 9 },
+		{ "padding", "\1\0\1\0\0\0\0\1x", 9 },
 		{ "eof in header", "\1\0\0\0\0", 5 },
 		{ "eof in payload", "\1\0\0\0\0\0\0\5abc", 11 },
 	};
@@ -421,15 +421,15 @@ ATF_TC_BODY(outcome_names_and_reasons, tc)
 		const char	*str;
 		const char	*reason;
 	} cases[] = {
-		{ SANDBOX_REFUSED,	"REFUSED",	"sandbox_refused" },
-		{ SANDBOX_COMPLETED,	"COMPLETED",	"completed" },
-		{ SANDBOX_TIME_LIMIT,	"TIME_LIMIT",	"time_limit" },
-		{ SANDBOX_OUTPUT_LIMIT,	"OUTPUT_LIMIT",	"output_limit" },
-		{ SANDBOX_TOOL_FAILED,	"TOOL_FAILED",	"tool_failed" },
-		{ -1,			"unknown",	"sandbox_unknown" },
-		{ -2,			"unknown",	"sandbox_unknown" },
-		{ SANDBOX_OUTCOME_MAX,	"unknown",	"sandbox_unknown" },
-		{ SANDBOX_OUTCOME_MAX + 1, "unknown",	"sandbox_unknown" },
+		{ SANDBOX_REFUSED, "REFUSED", "sandbox_refused" },
+		{ SANDBOX_COMPLETED, "COMPLETED", "completed" },
+		{ SANDBOX_TIME_LIMIT, "TIME_LIMIT", "time_limit" },
+		{ SANDBOX_OUTPUT_LIMIT, "OUTPUT_LIMIT", "output_limit" },
+		{ SANDBOX_TOOL_FAILED, "TOOL_FAILED", "tool_failed" },
+		{ -1, "unknown", "sandbox_unknown" },
+		{ -2, "unknown", "sandbox_unknown" },
+		{ SANDBOX_OUTCOME_MAX, "unknown", "sandbox_unknown" },
+		{ SANDBOX_OUTCOME_MAX + 1, "unknown", "sandbox_unknown" },
 	};
 	size_t	 i;
 
@@ -491,7 +491,8 @@ ATF_TC_BODY(source_not_object_refused, tc)
  * smaller one is refused.
  */
 static void
-t_result_exact(const char *out, size_t outlen, const char *want)
+t_result_exact(const char *name, const char *out, size_t outlen,
+    const char *want)
 {
 	struct gw_sb_run	 r;
 	char			 buf[512], full[512];
@@ -501,15 +502,15 @@ t_result_exact(const char *out, size_t outlen, const char *want)
 	    "{\"outcome\":\"COMPLETED\",\"output\":\"%s\",\"status\":0}", want);
 	t_result(&r, SANDBOX_COMPLETED, 0, out, outlen);
 	ATF_REQUIRE_EQ_MSG(gw_sb_result(&r, buf, sizeof(buf), &len), 0,
-	    "want %s", want);
+	    "%s", name);
 	ATF_CHECK_MSG(len == strlen(full) && memcmp(buf, full, len) == 0,
-	    "want %s, got %.*s", full, (int)len, buf);
+	    "%s: got %.*s", name, (int)len, buf);
 	for (sz = 0; sz < strlen(full); sz++)
 		ATF_CHECK_EQ_MSG(gw_sb_result(&r, buf, sz, &len), -1,
-		    "want %s: size %zu", want, sz);
+		    "%s: size %zu", name, sz);
 	ATF_CHECK_EQ_MSG(gw_sb_result(&r, buf, strlen(full), &len), 0,
-	    "want %s: exact size", want);
-	ATF_CHECK_EQ_MSG(len, strlen(full), "want %s", want);
+	    "%s: exact size", name);
+	ATF_CHECK_EQ_MSG(len, strlen(full), "%s", name);
 }
 
 /* Each byte class as it goes out: controls escaped, the rest as is. */
@@ -542,7 +543,8 @@ ATF_TC_BODY(result_escapes_exact, tc)
 	size_t	 i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		t_result_exact(cases[i].out, cases[i].len, cases[i].want);
+		t_result_exact(cases[i].want, cases[i].out, cases[i].len,
+		    cases[i].want);
 }
 
 /*
@@ -555,38 +557,39 @@ ATF_TC_BODY(result_utf8_boundaries, tc)
 {
 #define FFFD	"\\ufffd"
 	static const struct {
+		const char	*name;
 		const char	*out;
 		const char	*want;
 	} cases[] = {
-		{ "\xc2\x80",		"\xc2\x80" },		/* U+0080 */
-		{ "\xc1\xbf",		FFFD FFFD },		/* overlong U+007F */
-		{ "\xc3\xa9",		"\xc3\xa9" },
-		{ "\xdf\xbf",		"\xdf\xbf" },		/* U+07FF */
-		{ "\xe0\xa0\x80",	"\xe0\xa0\x80" },	/* U+0800 */
-		{ "\xe0\x9f\xbf",	FFFD FFFD FFFD },	/* overlong U+07FF */
-		{ "\xe1\x80\x80",	"\xe1\x80\x80" },	/* U+1000 */
-		{ "\xed\x9f\xbf",	"\xed\x9f\xbf" },	/* U+D7FF */
-		{ "\xed\xa0\x80",	FFFD FFFD FFFD },	/* U+D800 */
-		{ "\xed\xbf\xbf",	FFFD FFFD FFFD },	/* U+DFFF */
-		{ "\xee\x80\x80",	"\xee\x80\x80" },	/* U+E000 */
-		{ "\xef\xbf\xbf",	"\xef\xbf\xbf" },	/* U+FFFF */
-		{ "\xf0\x90\x80\x80",	"\xf0\x90\x80\x80" },	/* U+10000 */
-		{ "\xf0\x8f\xbf\xbf",	FFFD FFFD FFFD FFFD },	/* overlong */
-		{ "\xf1\x80\x80\x80",	"\xf1\x80\x80\x80" },	/* U+40000 */
-		{ "\xf4\x8f\xbf\xbf",	"\xf4\x8f\xbf\xbf" },	/* U+10FFFF */
-		{ "\xf4\x90\x80\x80",	FFFD FFFD FFFD FFFD },	/* U+110000 */
-		{ "\xf8\x90\x80\x80",	FFFD FFFD FFFD FFFD },	/* 5-byte lead */
-		{ "\xc3\x28",		FFFD "(" },
-		{ "\xe2\x28\xa1",	FFFD "(" FFFD },
-		{ "\xf0\x90\x28\x80",	FFFD FFFD "(" FFFD },
-		{ "\xe2\x82",		FFFD FFFD },		/* cut short */
+		{ "U+0080", "\xc2\x80", "\xc2\x80" },
+		{ "overlong U+007F", "\xc1\xbf", FFFD FFFD },
+		{ "U+00E9", "\xc3\xa9", "\xc3\xa9" },
+		{ "U+07FF", "\xdf\xbf", "\xdf\xbf" },
+		{ "U+0800", "\xe0\xa0\x80", "\xe0\xa0\x80" },
+		{ "overlong U+07FF", "\xe0\x9f\xbf", FFFD FFFD FFFD },
+		{ "U+1000", "\xe1\x80\x80", "\xe1\x80\x80" },
+		{ "U+D7FF", "\xed\x9f\xbf", "\xed\x9f\xbf" },
+		{ "U+D800", "\xed\xa0\x80", FFFD FFFD FFFD },
+		{ "U+DFFF", "\xed\xbf\xbf", FFFD FFFD FFFD },
+		{ "U+E000", "\xee\x80\x80", "\xee\x80\x80" },
+		{ "U+FFFF", "\xef\xbf\xbf", "\xef\xbf\xbf" },
+		{ "U+10000", "\xf0\x90\x80\x80", "\xf0\x90\x80\x80" },
+		{ "overlong U+FFFF", "\xf0\x8f\xbf\xbf", FFFD FFFD FFFD FFFD },
+		{ "U+40000", "\xf1\x80\x80\x80", "\xf1\x80\x80\x80" },
+		{ "U+10FFFF", "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf" },
+		{ "U+110000", "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD },
+		{ "lead 0xf8", "\xf8\x90\x80\x80", FFFD FFFD FFFD FFFD },
+		{ "2: bad 2nd", "\xc3\x28", FFFD "(" },
+		{ "3: bad 2nd", "\xe2\x28\xa1", FFFD "(" FFFD },
+		{ "4: bad 3rd", "\xf0\x90\x28\x80", FFFD FFFD "(" FFFD },
+		{ "3: cut short", "\xe2\x82", FFFD FFFD },
 	};
 #undef FFFD
 	size_t	 i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		t_result_exact(cases[i].out, strlen(cases[i].out),
-		    cases[i].want);
+		t_result_exact(cases[i].name, cases[i].out,
+		    strlen(cases[i].out), cases[i].want);
 }
 
 /*

@@ -7,15 +7,19 @@
  */
 
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atf-c.h>
@@ -123,9 +127,11 @@ ATF_TC_BODY(stream_malformed_is_broken, tc)
 		const char	*bytes;
 		size_t		 len;
 	} bad[] = {
-		{ "stream 0", "\0\0\0\0\0\0\0\1x", 9 },
-		{ "stream 3", "\3\0\0\0\0\0\0\1x", 9 },
-		{ "padding", "\1\0\1\0\0\0\0\1x", 9 },
+		{ "stream 0",	"\0\0\0\0\0\0\0\1x", 9 },
+		{ "stream 3",	"\3\0\0\0\0\0\0\1x", 9 },
+		{ "padding 1",	"\1\1\0\0\0\0\0\1x", 9 },
+		{ "padding 2",	"\1\0\1\0\0\0\0\1x", 9 },
+		{ "padding 3",	"\1\0\0\1\0\0\0\1x", 9 },
 		{ "eof in header", "\1\0\0\0\0", 5 },
 		{ "eof in payload", "\1\0\0\0\0\0\0\5abc", 11 },
 	};
@@ -297,6 +303,415 @@ ATF_TC_BODY(stream_feed_refused_no_signal, tc)
 	ATF_CHECK_EQ(sb_stream(p.fd, NULL, 0, &f, &o, sb_now_ms() +
 	    T_BACKSTOP_MS), SB_EOF);
 	ATF_CHECK_EQ(o.outlen, 5);
+	close(p.fd);
+}
+
+/* The longest stdin header the buffer holds, and one digit more. */
+ATF_TC_WITHOUT_HEAD(feed_head_bound_exact);
+ATF_TC_BODY(feed_head_bound_exact, tc)
+{
+	const char	*want = "18446744073709551615 999999999\n";
+	struct sb_feed	 f;
+
+	/* Nothing is read through the pointers: only the sizes count. */
+	ATF_REQUIRE_EQ(sb_feed_init(&f, "x", SIZE_MAX, "", 999999999), 0);
+	ATF_CHECK_EQ(f.len[0], strlen(want));
+	ATF_CHECK_EQ(strlen(want), SB_STDIN_HEAD_BYTES - 1);
+	ATF_CHECK(memcmp(f.head, want, strlen(want)) == 0);
+	ATF_CHECK_EQ(sb_feed_init(&f, "x", SIZE_MAX, "", 1000000000), -1);
+}
+
+/* Each end's name; anything else is unknown. */
+ATF_TC_WITHOUT_HEAD(end_names);
+ATF_TC_BODY(end_names, tc)
+{
+	ATF_CHECK_STREQ(sb_end_str(SB_EOF), "eof");
+	ATF_CHECK_STREQ(sb_end_str(SB_OUTPUT), "output");
+	ATF_CHECK_STREQ(sb_end_str(SB_BACKSTOP), "backstop");
+	ATF_CHECK_STREQ(sb_end_str(SB_BROKEN), "broken");
+	ATF_CHECK_STREQ(sb_end_str((enum sb_end)0), "unknown");
+	ATF_CHECK_STREQ(sb_end_str(SB_END_MAX), "unknown");
+	ATF_CHECK_STREQ(sb_end_str((enum sb_end)(SB_END_MAX + 1)), "unknown");
+}
+
+/* A malformed frame in the bytes read with the attach response. */
+ATF_TC_WITHOUT_HEAD(stream_head_malformed_is_broken);
+ATF_TC_BODY(stream_head_malformed_is_broken, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+
+	t_pair(&p);
+	ATF_REQUIRE(close(p.peer) == 0);
+	ATF_CHECK_EQ(t_pump(&p, "\3\0\0\0\0\0\0\1x", 9, &o, T_OUTMAX,
+	    T_BACKSTOP_MS), SB_BROKEN);
+	ATF_CHECK_EQ(o.outlen, 0);
+	close(p.fd);
+}
+
+/* At the backstop nothing more is read, even a stream that is all there. */
+ATF_TC_WITHOUT_HEAD(stream_backstop_reached_reads_nothing);
+ATF_TC_BODY(stream_backstop_reached_reads_nothing, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	char		 buf[16];
+	size_t		 n;
+	int		 i;
+
+	n = t_frame(buf, 1, "ok", 2);
+	for (i = 0; i < 10; i++) {
+		t_pair(&p);
+		t_write(p.peer, buf, n);
+		ATF_REQUIRE(close(p.peer) == 0);
+		ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, 0),
+		    SB_BACKSTOP);
+		ATF_CHECK_EQ(o.outlen, 0);
+		close(p.fd);
+	}
+}
+
+/*
+ * With a millisecond left, a stream that is all there is read to its
+ * end (unless that millisecond passes meanwhile: some tries must end).
+ */
+ATF_TC_WITHOUT_HEAD(stream_backstop_last_ms_reads);
+ATF_TC_BODY(stream_backstop_last_ms_reads, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	enum sb_end	 end;
+	char		 buf[16];
+	size_t		 n;
+	int		 i, eof = 0;
+
+	n = t_frame(buf, 1, "ok", 2);
+	for (i = 0; i < 200; i++) {
+		t_pair(&p);
+		t_write(p.peer, buf, n);
+		ATF_REQUIRE(close(p.peer) == 0);
+		end = t_pump(&p, NULL, 0, &o, T_OUTMAX, 1);
+		ATF_CHECK_MSG(end == SB_EOF || end == SB_BACKSTOP, "end %d",
+		    end);
+		if (end == SB_EOF) {
+			ATF_CHECK_EQ(o.outlen, 2);
+			eof++;
+		}
+		close(p.fd);
+	}
+	ATF_CHECK_MSG(eof > 0, "no stream read in its last millisecond");
+}
+
+static int	 t_sig_peer = -1;
+static char	 t_sig_bytes[16];
+static size_t	 t_sig_len;
+static volatile sig_atomic_t t_sig_seen;
+
+/* The engine answers from the signal handler, while sb_stream polls. */
+static void
+t_sig_answer(int sig)
+{
+	char	 buf[64];
+
+	(void)sig;
+	t_sig_seen = 1;
+	if (t_sig_peer != -1) {
+		/* The stdin frame first: closed unread, it is a reset. */
+		while (read(t_sig_peer, buf, sizeof(buf)) > 0)
+			;
+		if (write(t_sig_peer, t_sig_bytes, t_sig_len) !=
+		    (ssize_t)t_sig_len)
+			t_sig_seen = 2;
+		(void)close(t_sig_peer);
+		t_sig_peer = -1;
+	}
+}
+
+static void
+t_sig_arm(int ms)
+{
+	struct sigaction	 sa;
+	struct itimerval	 it;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = t_sig_answer;	/* no SA_RESTART */
+	ATF_REQUIRE(sigemptyset(&sa.sa_mask) == 0);
+	ATF_REQUIRE(sigaction(SIGALRM, &sa, NULL) == 0);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_usec = (ms % 1000) * 1000;
+	ATF_REQUIRE(setitimer(ITIMER_REAL, &it, NULL) == 0);
+}
+
+/* A signal that interrupts the wait for output does not end the stream. */
+ATF_TC_WITHOUT_HEAD(stream_poll_interrupted_continues);
+ATF_TC_BODY(stream_poll_interrupted_continues, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+
+	t_pair(&p);
+	t_sig_len = t_frame(t_sig_bytes, 1, "ok", 2);
+	t_sig_peer = p.peer;
+	t_sig_arm(100);
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, T_BACKSTOP_MS), SB_EOF);
+	ATF_CHECK_EQ(t_sig_seen, 1);
+	ATF_CHECK_EQ(o.outlen, 2);
+	ATF_CHECK(memcmp(t_out, "ok", 2) == 0);
+	close(p.fd);
+}
+
+/* poll(2) itself failing (here EINVAL: no descriptor allowed) ends it. */
+ATF_TC_WITHOUT_HEAD(stream_poll_error_is_broken);
+ATF_TC_BODY(stream_poll_error_is_broken, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	struct rlimit	 old, none;
+	enum sb_end	 end;
+
+	t_pair(&p);
+	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	none = old;
+	none.rlim_cur = 0;
+	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &none) == 0);
+	end = t_pump(&p, NULL, 0, &o, T_OUTMAX, 500);
+	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	ATF_CHECK_EQ(end, SB_BROKEN);
+	close(p.fd);
+	close(p.peer);
+}
+
+/* A descriptor that is not open: POLLNVAL, at once. */
+ATF_TC_WITHOUT_HEAD(stream_closed_fd_is_broken);
+ATF_TC_BODY(stream_closed_fd_is_broken, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+
+	t_pair(&p);
+	ATF_REQUIRE(close(p.fd) == 0);
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, 500), SB_BROKEN);
+	close(p.peer);
+}
+
+/* A read that fails (the engine reset the connection) ends it. */
+ATF_TC_WITHOUT_HEAD(stream_reset_is_broken);
+ATF_TC_BODY(stream_reset_is_broken, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+
+	/* Closed with bytes it never read: ECONNRESET on this end. */
+	t_pair(&p);
+	t_write(p.fd, "zz", 2);
+	ATF_REQUIRE(close(p.peer) == 0);
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, T_BACKSTOP_MS),
+	    SB_BROKEN);
+	close(p.fd);
+}
+
+static void
+t_sleep_ms(int ms)
+{
+	struct timespec	 ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * The stdin frame through a small send buffer, to an engine that starts
+ * reading late, with a signal while sb_stream waits to write: still
+ * exactly the frame, then EOF.  A one-byte source.
+ */
+ATF_TC_WITHOUT_HEAD(stream_feed_exact_blocked_interrupted);
+ATF_TC_BODY(stream_feed_exact_blocked_interrupted, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	struct sb_feed	 f;
+	static char	 input[SANDBOX_INPUT_BYTES], got[SANDBOX_INPUT_BYTES + 64];
+	char		 reply[16];
+	const char	*head = "1 65536\nx";
+	size_t		 have = 0, n, i;
+	ssize_t		 r;
+	pid_t		 pid;
+	int		 status, same, sndbuf = 4096;
+
+	for (i = 0; i < sizeof(input); i++)
+		input[i] = (char)(i * 7 + i / 251);
+	t_pair(&p);
+	ATF_REQUIRE(setsockopt(p.fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    sizeof(sndbuf)) == 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		close(p.fd);
+		t_sleep_ms(400);
+		while ((r = read(p.peer, got + have, sizeof(got) - have)) > 0)
+			have += (size_t)r;
+		same = r == 0 && have == strlen(head) + sizeof(input) &&
+		    memcmp(got, head, strlen(head)) == 0 &&
+		    memcmp(got + strlen(head), input, sizeof(input)) == 0;
+		n = t_frame(reply, 1, same ? "ok" : "no", 2);
+		_exit(write(p.peer, reply, n) == (ssize_t)n ? 0 : 1);
+	}
+	close(p.peer);
+	t_sig_peer = -1;
+	t_sig_arm(100);
+	ATF_REQUIRE(sb_feed_init(&f, "x", 1, input, sizeof(input)) == 0);
+	memset(&o, 0, sizeof(o));
+	o.out = t_out;
+	o.outmax = T_OUTMAX;
+	ATF_CHECK_EQ(sb_stream(p.fd, NULL, 0, &f, &o, sb_now_ms() +
+	    T_BACKSTOP_MS), SB_EOF);
+	ATF_CHECK(t_sig_seen);
+	ATF_CHECK_EQ(o.outlen, 2);
+	ATF_CHECK(memcmp(t_out, "ok", 2) == 0);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(p.fd);
+}
+
+/* CPU time of this process so far, in ms. */
+static int64_t
+t_cpu_ms(void)
+{
+	struct rusage	 ru;
+
+	ATF_REQUIRE(getrusage(RUSAGE_SELF, &ru) == 0);
+	return ((int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
+}
+
+#define T_QUIET_MS	500	/* the engine says nothing this long */
+#define T_SPIN_MS	50	/* far more CPU than a wait takes */
+
+/*
+ * A container that says nothing for a while, after its stdin was all
+ * written (shut) or refused: sb_stream waits in poll, it does not spin.
+ */
+ATF_TC_WITHOUT_HEAD(stream_quiet_waits_without_spinning);
+ATF_TC_BODY(stream_quiet_waits_without_spinning, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	char		 buf[64], reply[16];
+	size_t		 n;
+	pid_t		 pid;
+	int64_t		 cpu;
+	int		 refuse, status;
+
+	for (refuse = 0; refuse <= 1; refuse++) {
+		t_pair(&p);
+		if (refuse)
+			ATF_REQUIRE(shutdown(p.peer, SHUT_RD) == 0);
+		ATF_REQUIRE((pid = fork()) != -1);
+		if (pid == 0) {
+			close(p.fd);
+			/* Written all: read it to its EOF first. */
+			while (!refuse && read(p.peer, buf, sizeof(buf)) > 0)
+				;
+			t_sleep_ms(T_QUIET_MS);
+			n = t_frame(reply, 1, "ok", 2);
+			_exit(write(p.peer, reply, n) == (ssize_t)n ? 0 : 1);
+		}
+		close(p.peer);
+		cpu = t_cpu_ms();
+		ATF_CHECK_EQ_MSG(t_pump(&p, NULL, 0, &o, T_OUTMAX,
+		    T_BACKSTOP_MS), SB_EOF, "refuse %d", refuse);
+		cpu = t_cpu_ms() - cpu;
+		ATF_CHECK_MSG(cpu < T_SPIN_MS, "refuse %d: %lld ms of CPU "
+		    "in %d ms of quiet", refuse, (long long)cpu, T_QUIET_MS);
+		ATF_CHECK_EQ(o.outlen, 2);
+		ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+		close(p.fd);
+	}
+}
+
+/* A frame size uses all four bytes, most significant first. */
+ATF_TC_WITHOUT_HEAD(stream_frame_size_every_byte);
+ATF_TC_BODY(stream_frame_size_every_byte, tc)
+{
+#define T_BIG	0x01010101
+	static char	 big[T_BIG + 1], chunk[64 * 1024];
+	struct t_pair	 p;
+	struct sb_output o;
+	struct sb_feed	 f;
+	char		 buf[16];
+	size_t		 n, left;
+	pid_t		 pid;
+	int		 status;
+
+	t_pair(&p);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		close(p.fd);
+		/* The stdin frame first: closed unread, it is a reset. */
+		while (read(p.peer, chunk, sizeof(chunk)) > 0)
+			;
+		memset(chunk, 'a', sizeof(chunk));
+		/* The header alone, then the payload, then a frame "!". */
+		n = t_frame(buf, 1, "", 0);
+		buf[4] = buf[5] = buf[6] = buf[7] = 1;
+		if (write(p.peer, buf, n) != (ssize_t)n)
+			_exit(1);
+		for (left = T_BIG; left > 0; left -= n) {
+			n = left < sizeof(chunk) ? left : sizeof(chunk);
+			t_write(p.peer, chunk, n);
+		}
+		n = t_frame(buf, 1, "!", 1);
+		t_write(p.peer, buf, n);
+		_exit(0);
+	}
+	close(p.peer);
+	ATF_REQUIRE(sb_feed_init(&f, "x", 1, "", 0) == 0);
+	memset(&o, 0, sizeof(o));
+	o.out = big;
+	o.outmax = sizeof(big);
+	ATF_CHECK_EQ(sb_stream(p.fd, NULL, 0, &f, &o, sb_now_ms() +
+	    T_BACKSTOP_MS), SB_EOF);
+	ATF_CHECK_EQ(o.outlen, T_BIG + 1);
+	ATF_CHECK(big[T_BIG - 1] == 'a' && big[T_BIG] == '!');
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	close(p.fd);
+#undef T_BIG
+}
+
+/* Exactly the stderr bound is taken: the run goes on to its end. */
+ATF_TC_WITHOUT_HEAD(stream_stderr_bound_exact);
+ATF_TC_BODY(stream_stderr_bound_exact, tc)
+{
+	struct t_pair	 p;
+	struct sb_output o;
+	static char	 chunk[64 * 1024 + 8];
+	char		 buf[16];
+	size_t		 n, sent;
+	pid_t		 pid;
+	int		 status;
+
+	t_pair(&p);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		close(p.fd);
+		while (read(p.peer, chunk, sizeof(chunk)) > 0)
+			;
+		memset(chunk + 8, 'e', sizeof(chunk) - 8);
+		n = t_frame(chunk, 2, chunk + 8, sizeof(chunk) - 8);
+		for (sent = 0; sent < SB_STDERR_BYTES; sent += n - 8)
+			t_write(p.peer, chunk, n);
+		n = t_frame(buf, 1, "ok", 2);
+		t_write(p.peer, buf, n);
+		_exit(0);
+	}
+	close(p.peer);
+	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, T_BACKSTOP_MS),
+	    SB_EOF);
+	ATF_CHECK_EQ(o.stderr_bytes, SB_STDERR_BYTES);
+	ATF_CHECK_EQ(o.outlen, 2);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
 	close(p.fd);
 }
 
@@ -641,6 +1056,19 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, stream_backstop);
 	ATF_TP_ADD_TC(tp, stream_feed_exact);
 	ATF_TP_ADD_TC(tp, stream_feed_refused_no_signal);
+	ATF_TP_ADD_TC(tp, feed_head_bound_exact);
+	ATF_TP_ADD_TC(tp, end_names);
+	ATF_TP_ADD_TC(tp, stream_head_malformed_is_broken);
+	ATF_TP_ADD_TC(tp, stream_backstop_reached_reads_nothing);
+	ATF_TP_ADD_TC(tp, stream_backstop_last_ms_reads);
+	ATF_TP_ADD_TC(tp, stream_poll_interrupted_continues);
+	ATF_TP_ADD_TC(tp, stream_poll_error_is_broken);
+	ATF_TP_ADD_TC(tp, stream_closed_fd_is_broken);
+	ATF_TP_ADD_TC(tp, stream_reset_is_broken);
+	ATF_TP_ADD_TC(tp, stream_feed_exact_blocked_interrupted);
+	ATF_TP_ADD_TC(tp, stream_quiet_waits_without_spinning);
+	ATF_TP_ADD_TC(tp, stream_frame_size_every_byte);
+	ATF_TP_ADD_TC(tp, stream_stderr_bound_exact);
 	ATF_TP_ADD_TC(tp, source_exactly_one_string);
 	ATF_TP_ADD_TC(tp, result_canonical_json);
 	ATF_TP_ADD_TC(tp, result_bound_exact);

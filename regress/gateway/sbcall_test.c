@@ -495,19 +495,29 @@ ATF_TC_BODY(stream_closed_fd_is_broken, tc)
 	close(p.peer);
 }
 
-/* A read that fails (the engine reset the connection) ends it. */
+/*
+ * A read that fails (the engine reset the connection) ends it, after a
+ * frame read whole: what the buffer still holds is not read again.
+ */
 ATF_TC_WITHOUT_HEAD(stream_reset_is_broken);
 ATF_TC_BODY(stream_reset_is_broken, tc)
 {
 	struct t_pair	 p;
 	struct sb_output o;
+	char		 payload[40], buf[sizeof(payload) + 8];
+	size_t		 n;
 
-	/* Closed with bytes it never read: ECONNRESET on this end. */
+	/* Read again, this frame would pass T_OUTMAX: SB_OUTPUT. */
+	memset(payload, 'a', sizeof(payload));
+	n = t_frame(buf, 1, payload, sizeof(payload));
 	t_pair(&p);
+	t_write(p.peer, buf, n);
+	/* Closed with bytes it never read: ECONNRESET on this end. */
 	t_write(p.fd, "zz", 2);
 	ATF_REQUIRE(close(p.peer) == 0);
 	ATF_CHECK_EQ(t_pump(&p, NULL, 0, &o, T_OUTMAX, T_BACKSTOP_MS),
 	    SB_BROKEN);
+	ATF_CHECK_EQ(o.outlen, sizeof(payload));
 	close(p.fd);
 }
 
@@ -533,7 +543,8 @@ ATF_TC_BODY(stream_feed_exact_blocked_interrupted, tc)
 	struct t_pair	 p;
 	struct sb_output o;
 	struct sb_feed	 f;
-	static char	 input[SANDBOX_INPUT_BYTES], got[SANDBOX_INPUT_BYTES + 64];
+	static char	 input[SANDBOX_INPUT_BYTES];
+	static char	 got[SANDBOX_INPUT_BYTES + 64];
 	char		 reply[16];
 	const char	*head = "1 65536\nx";
 	size_t		 have = 0, n, i;

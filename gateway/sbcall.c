@@ -111,8 +111,9 @@ int
 gw_sb_result(const struct gw_sb_run *r, char *buf, size_t sz, size_t *len)
 {
 	const unsigned char	*p = (const unsigned char *)r->out;
-	char			 tail[32];
-	size_t			 n, i, k, tlen;
+	const char		*e;
+	char			 tail[32], esc[7];
+	size_t			 n, i, k, elen, tlen;
 	uint32_t		 cp;
 	int			 w;
 
@@ -132,31 +133,37 @@ gw_sb_result(const struct gw_sb_run *r, char *buf, size_t sz, size_t *len)
 		return (0);
 	}
 	for (i = 0; i < r->outlen; i += k) {
-		/* The longest escape, then room for the tail. */
-		if (sz - n < 6 + 2 + tlen)
-			return (-1);
 		/* NUL too: no string of the project's JSON holds one. */
 		if ((k = gw_sb_utf8(p + i, r->outlen - i, &cp)) == 0 ||
 		    cp == 0) {
-			memcpy(buf + n, "\\ufffd", 6);
-			n += 6;
+			e = "\\ufffd";
+			elen = 6;
 			k = 1;
 		} else if (cp == '"' || cp == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)cp;
+			esc[0] = '\\';
+			esc[1] = (char)cp;
+			e = esc;
+			elen = 2;
 		} else if (cp == '\n') {
-			memcpy(buf + n, "\\n", 2);
-			n += 2;
+			e = "\\n";
+			elen = 2;
 		} else if (cp == '\t') {
-			memcpy(buf + n, "\\t", 2);
-			n += 2;
+			e = "\\t";
+			elen = 2;
 		} else if (cp < 0x20 || cp == 0x7f) {
-			(void)snprintf(buf + n, 7, "\\u%04x", (unsigned)cp);
-			n += 6;
+			(void)snprintf(esc, sizeof(esc), "\\u%04x",
+			    (unsigned)cp);
+			e = esc;
+			elen = 6;
 		} else {
-			memcpy(buf + n, p + i, k);
-			n += k;
+			e = (const char *)p + i;
+			elen = k;
 		}
+		/* Room for it, then for the tail. */
+		if (sz - n < elen + 2 + tlen)
+			return (-1);
+		memcpy(buf + n, e, elen);
+		n += elen;
 	}
 	if (sz - n < 2 + tlen)
 		return (-1);

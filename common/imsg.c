@@ -115,7 +115,7 @@ imsgbuf_read(struct imsgbuf *ib)
 		unsigned char	 buf[CMSG_SPACE(sizeof(int))];
 	}		 cmsgbuf;
 	struct msghdr	 msg;
-	struct iovec	 iov;
+	struct iovec	 iov[1];
 	ssize_t		 n;
 	size_t		 off;
 	uint32_t	 len;
@@ -125,10 +125,10 @@ imsgbuf_read(struct imsgbuf *ib)
 		return 1;
 
 	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = ib->rbuf + ib->rlen;
-	iov.iov_len = ib->maxsize - ib->rlen;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
+	iov[0].iov_base = ib->rbuf + ib->rlen;
+	iov[0].iov_len = ib->maxsize - ib->rlen;
+	msg.msg_iov = iov;
+	msg.msg_iovlen = nitems(iov);
 	msg.msg_control = cmsgbuf.buf;
 	msg.msg_controllen = sizeof(cmsgbuf.buf);
 
@@ -165,16 +165,16 @@ imsgbuf_write(struct imsgbuf *ib)
 int
 imsgbuf_flush(struct imsgbuf *ib)
 {
-	struct pollfd	 pfd;
+	struct pollfd	 pfd[1];
 
 	while (ib->wqlen > 0) {
 		switch (imsg_write_once(ib)) {
 		case -1:
 			return -1;
 		case 0:
-			pfd.fd = ib->fd;
-			pfd.events = POLLOUT;
-			if (poll(&pfd, 1, -1) == -1 && errno != EINTR)
+			pfd[0].fd = ib->fd;
+			pfd[0].events = POLLOUT;
+			if (poll(pfd, nitems(pfd), -1) == -1 && errno != EINTR)
 				return -1;
 			break;
 		}

@@ -5,11 +5,16 @@
  */
 
 #include <sys/types.h>
+#include <sys/ioctl.h>
+#include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <atf-c.h>
 #include <dirent.h>
@@ -18,11 +23,21 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "imsg.h"
+
+/* Linux's, for a libc whose headers predate it */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD	76
+#endif
+
+#ifndef nitems
+#define nitems(a)	(sizeof((a)) / sizeof((a)[0]))
+#endif
 
 #define TEST_TYPE	7
 #define TEST_PEERID	11
@@ -672,7 +687,9 @@ ATF_TC_BODY(clean_eof_returns_zero, tc)
 	init_pair(&a, &b, s, 0);
 	close(s[0]);
 	s[0] = -1;
+	ATF_REQUIRE_EQ(b.reof, 0);
 	ATF_REQUIRE_EQ(imsgbuf_read(&b), 0);
+	ATF_REQUIRE(b.reof);
 	close_pair(&a, &b, s);
 
 	/* Whole messages still buffered when the end comes. */
@@ -993,6 +1010,897 @@ ATF_TC_BODY(read_interrupted_is_not_eof, tc)
 	close_pair(&a, &b, s);
 }
 
+/*
+ * Memory exhaustion, for real: a child caps its address space at what it
+ * uses and takes every allocation the heap can still give (ASan's
+ * allocator does not live under such a cap: those cases skip there).
+ */
+static size_t
+vm_bytes(void)
+{
+	unsigned long	 pages;
+	FILE		*f;
+
+	if ((f = fopen("/proc/self/statm", "r")) == NULL)
+		_exit(2);
+	if (fscanf(f, "%lu", &pages) != 1)
+		_exit(2);
+	fclose(f);
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void
+exhaust_memory(void)
+{
+	static const size_t	 sizes[] = { 4096, 256, 64, 16, 1 };
+	struct rlimit		 rl;
+	size_t			 i, k;
+
+	rl.rlim_cur = rl.rlim_max = vm_bytes();
+	if (setrlimit(RLIMIT_AS, &rl) == -1)
+		_exit(2);
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (i = 0; i < 100000000; i++)
+			if (malloc(sizes[k]) == NULL)
+				break;
+		if (i == 100000000)
+			_exit(3);
+	}
+}
+
+static void
+skip_under_asan(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+	atf_tc_skip("an address space cap and ASan do not mix");
+#endif
+}
+
+/* A child's exit status is its verdict: 0 passes, anything else names why. */
+static void
+child_passes(pid_t pid)
+{
+	int	 status;
+
+	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	ATF_REQUIRE_MSG(WIFEXITED(status), "child killed by signal %d",
+	    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	ATF_REQUIRE_EQ_MSG(WEXITSTATUS(status), 0, "child verdict %d",
+	    WEXITSTATUS(status));
+}
+
+ATF_TC_WITHOUT_HEAD(init_without_memory_fails_enomem);
+ATF_TC_BODY(init_without_memory_fails_enomem, tc)
+{
+	struct imsgbuf	 ib;
+	pid_t		 pid;
+
+	skip_under_asan();
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		exhaust_memory();
+		errno = 0;
+		if (imsgbuf_init(&ib, -1) != -1)
+			_exit(10);
+		_exit(errno == ENOMEM ? 0 : 11);
+	}
+	child_passes(pid);
+}
+
+ATF_TC_WITHOUT_HEAD(set_maxsize_without_memory_keeps_buffer);
+ATF_TC_BODY(set_maxsize_without_memory_keeps_buffer, tc)
+{
+	struct imsgbuf	 ib;
+	unsigned char	*old;
+	pid_t		 pid;
+
+	skip_under_asan();
+	ATF_REQUIRE(imsgbuf_init(&ib, -1) == 0);
+	old = ib.rbuf;
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		exhaust_memory();
+		errno = 0;
+		if (imsgbuf_set_maxsize(&ib, MAX_IMSG_LIMIT_BYTES) != -1)
+			_exit(10);
+		if (errno != ENOMEM)
+			_exit(11);
+		if (ib.rbuf != old || ib.maxsize != MAX_IMSG_BYTES)
+			_exit(12);
+		_exit(0);
+	}
+	child_passes(pid);
+	imsgbuf_clear(&ib);
+}
+
+/* Big enough that no allocator cache of small chunks can serve it. */
+#define NOMEM_PAYLOAD	2000
+
+ATF_TC_WITHOUT_HEAD(get_without_memory_keeps_message);
+ATF_TC_BODY(get_without_memory_keeps_message, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 data[NOMEM_PAYLOAD];
+	pid_t		 pid;
+	int		 s[2];
+
+	memset(data, 'm', sizeof(data));
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    data, sizeof(data)), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(b.rlen, IMSG_HEADER_SIZE + sizeof(data));
+	skip_under_asan();
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		exhaust_memory();
+		errno = 0;
+		if (imsgbuf_get(&b, &imsg) != -1)
+			_exit(10);
+		if (errno != ENOMEM)
+			_exit(11);
+		if (b.rlen != IMSG_HEADER_SIZE + sizeof(data))
+			_exit(12);
+		_exit(0);
+	}
+	child_passes(pid);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(get_empty_message_needs_no_memory);
+ATF_TC_BODY(get_empty_message_needs_no_memory, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	pid_t		 pid;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    NULL, 0), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	skip_under_asan();
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		exhaust_memory();
+		if (imsgbuf_get(&b, &imsg) != 1)
+			_exit(10);
+		if (imsg_get_len(&imsg) != 0 || imsg.data != NULL)
+			_exit(11);
+		_exit(0);
+	}
+	child_passes(pid);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(compose_without_memory_closes_fd);
+ATF_TC_BODY(compose_without_memory_closes_fd, tc)
+{
+	struct imsgbuf	 ib;
+	unsigned char	 data[NOMEM_PAYLOAD];
+	pid_t		 pid;
+	int		 p[2];
+
+	skip_under_asan();
+	memset(data, 'c', sizeof(data));
+	ATF_REQUIRE(imsgbuf_init(&ib, -1) == 0);
+	imsgbuf_allow_fdpass(&ib);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		exhaust_memory();
+		errno = 0;
+		if (imsg_compose(&ib, TEST_TYPE, 0, 0, p[1], data,
+		    sizeof(data)) != -1)
+			_exit(10);
+		if (errno != ENOMEM)
+			_exit(11);
+		if (fd_is_open(p[1]))
+			_exit(12);
+		if (imsgbuf_queuelen(&ib) != 0)
+			_exit(13);
+		_exit(0);
+	}
+	child_passes(pid);
+	imsgbuf_clear(&ib);
+	close(p[0]);
+	close(p[1]);
+}
+
+ATF_TC_WITHOUT_HEAD(compose_on_full_queue_fails_enobufs);
+ATF_TC_BODY(compose_on_full_queue_fails_enobufs, tc)
+{
+	struct imsgbuf	 ib;
+	int		 p[2];
+
+	ATF_REQUIRE(imsgbuf_init(&ib, -1) == 0);
+	imsgbuf_allow_fdpass(&ib);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	/* The count at its maximum: one more would wrap it. */
+	ib.wqlen = UINT32_MAX;
+	errno = 0;
+	ATF_REQUIRE_ERRNO(ENOBUFS, imsg_compose(&ib, TEST_TYPE, 0, 0, p[1],
+	    "x", 1) == -1);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&ib), UINT32_MAX);
+	ATF_REQUIRE(TAILQ_EMPTY(&ib.wq));
+	ATF_REQUIRE(!fd_is_open(p[1]));
+	ib.wqlen = 0;
+	imsgbuf_clear(&ib);
+	close(p[0]);
+}
+
+ATF_TC_WITHOUT_HEAD(compose_pid_zero_sends_own_pid);
+ATF_TC_BODY(compose_pid_zero_sends_own_pid, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, 0, -1,
+	    NULL, 0), 1);
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	ATF_REQUIRE_EQ(imsg_get_pid(&imsg), getpid());
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(get_nothing_leaves_imsg_empty);
+ATF_TC_BODY(get_nothing_leaves_imsg_empty, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	memset(&imsg, 0xa5, sizeof(imsg));
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+	ATF_REQUIRE_EQ(imsg.fd, -1);
+	ATF_REQUIRE(imsg.data == NULL);
+	ATF_REQUIRE_EQ(imsg.datalen, 0);
+	ATF_REQUIRE_EQ(imsg.hdr.len, 0);
+	imsg_free(&imsg);		/* nothing to free, nothing to close */
+	close_pair(&a, &b, s);
+}
+
+/* One message of datalen bytes from a to b, into imsg. */
+static void
+one_message(struct imsgbuf *a, struct imsgbuf *b, struct imsg *imsg,
+    const void *data, size_t datalen)
+{
+	ATF_REQUIRE_EQ(imsg_compose(a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    data, datalen), 1);
+	ATF_REQUIRE_EQ(recv_one(a, b, imsg), 1);
+	ATF_REQUIRE_EQ(imsg_get_len(imsg), datalen);
+}
+
+ATF_TC_WITHOUT_HEAD(get_data_one_byte_copied);
+ATF_TC_BODY(get_data_one_byte_copied, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	char		 c = 0;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	one_message(&a, &b, &imsg, "z", 1);
+	ATF_REQUIRE_EQ(imsg_get_data(&imsg, &c, 1), 0);
+	ATF_REQUIRE_EQ(c, 'z');
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(get_string_one_byte_copied);
+ATF_TC_BODY(get_string_one_byte_copied, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	char		 str[2] = "x";
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	one_message(&a, &b, &imsg, "a", 1);
+	ATF_REQUIRE_EQ(imsg_get_string(&imsg, str, sizeof(str)), 0);
+	ATF_REQUIRE_STREQ(str, "a");
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(get_string_lone_nul_refused);
+ATF_TC_BODY(get_string_lone_nul_refused, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	char		 str[8];
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	one_message(&a, &b, &imsg, "", 1);
+	ATF_REQUIRE_ERRNO(EBADMSG,
+	    imsg_get_string(&imsg, str, sizeof(str)) == -1);
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+/* Stdin aside, so a test can make descriptor 0 one of its own. */
+static int
+save_stdin(void)
+{
+	int	 saved;
+
+	ATF_REQUIRE((saved = fcntl(0, F_DUPFD_CLOEXEC, 3)) != -1);
+	close(0);
+	return saved;
+}
+
+static void
+restore_stdin(int saved)
+{
+	ATF_REQUIRE(dup2(saved, 0) == 0);
+	close(saved);
+}
+
+ATF_TC_WITHOUT_HEAD(free_closes_fd_zero_and_empties);
+ATF_TC_BODY(free_closes_fd_zero_and_empties, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	int		 s[2], p[2], saved;
+
+	init_pair(&a, &b, s, 1);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID,
+	    p[1], "fd", 2), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	saved = save_stdin();
+	/* the lowest free descriptor, 0, is the one received */
+	ATF_REQUIRE_EQ(recv_one(NULL, &b, &imsg), 1);
+	ATF_REQUIRE_EQ(imsg.fd, 0);
+	imsg_free(&imsg);
+	ATF_CHECK(!fd_is_open(0));
+	restore_stdin(saved);
+	ATF_CHECK_EQ(imsg_get_fd(&imsg), -1);
+	ATF_CHECK(imsg.data == NULL);
+	ATF_CHECK_EQ(imsg_get_len(&imsg), 0);
+	close_pair(&a, &b, s);
+	close(p[0]);
+}
+
+/* The write end of pipe p, through fd, reaches p's read end. */
+static void
+check_pipe_end(int fd, const int p[2])
+{
+	char	 c;
+
+	ATF_REQUIRE_EQ(write(fd, "!", 1), 1);
+	ATF_REQUIRE_EQ(read(p[0], &c, 1), 1);
+	ATF_REQUIRE_EQ(c, '!');
+}
+
+ATF_TC_WITHOUT_HEAD(fds_taken_in_message_order);
+ATF_TC_BODY(fds_taken_in_message_order, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 m1, m2;
+	int		 s[2], p[2], q[2], fd1, fd2;
+
+	init_pair(&a, &b, s, 1);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE(pipe2(q, O_CLOEXEC) == 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID,
+	    p[1], "one", 3), 1);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID,
+	    q[1], "two", 3), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	/* both in, both descriptors queued, before either is taken */
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+	ATF_REQUIRE_EQ(b.nrfds, 2);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &m1), 1);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &m2), 1);
+	check_payload(&m1, TEST_TYPE, "one", 3);
+	check_payload(&m2, TEST_TYPE, "two", 3);
+	fd1 = imsg_get_fd(&m1);
+	fd2 = imsg_get_fd(&m2);
+	ATF_REQUIRE(fd1 != -1 && fd2 != -1 && fd1 != fd2);
+	check_pipe_end(fd1, p);
+	check_pipe_end(fd2, q);
+	close(fd1);
+	close(fd2);
+	imsg_free(&m1);
+	imsg_free(&m2);
+	close_pair(&a, &b, s);
+	close(p[0]);
+	close(q[0]);
+}
+
+ATF_TC_WITHOUT_HEAD(fd_queue_takes_eight_refuses_ninth);
+ATF_TC_BODY(fd_queue_takes_eight_refuses_ninth, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	 buf[64];
+	size_t		 len, i;
+	int		 s[2], fd, before;
+
+	len = raw_msg(buf, IMSG_FD_MARK | IMSG_HEADER_SIZE, NULL, 0);
+	init_pair(&a, &b, s, 1);
+	ATF_REQUIRE_EQ(nitems(b.rfds), 8);
+	for (i = 0; i <= nitems(b.rfds); i++) {
+		ATF_REQUIRE((fd = open("/dev/null", O_RDONLY | O_CLOEXEC))
+		    != -1);
+		send_raw(s[0], buf, len, &fd, 1);
+		close(fd);
+		before = count_fds();
+		if (i < nitems(b.rfds)) {
+			ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
+			ATF_REQUIRE_EQ(b.nrfds, (int)i + 1);
+		} else {
+			/* the ninth is refused, and closed */
+			ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(&b) == -1);
+			ATF_REQUIRE_EQ(b.nrfds, (int)nitems(b.rfds));
+			ATF_REQUIRE_EQ(count_fds(), before);
+		}
+	}
+	for (i = 0; i < nitems(b.rfds); i++) {
+		ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 1);
+		ATF_REQUIRE(imsg.fd != -1);
+		imsg_free(&imsg);
+	}
+	close_pair(&a, &b, s);
+}
+
+/*
+ * SO_PASSPIDFD (Linux 6.5) makes the kernel add SCM_PIDFD, a control
+ * message of the right level, of another type, that fits the buffer (so
+ * no MSG_CTRUNC): one int, as SCM_RIGHTS with one descriptor would be.
+ */
+ATF_TC_WITHOUT_HEAD(other_type_control_message_fails_eproto);
+ATF_TC_BODY(other_type_control_message_fails_eproto, tc)
+{
+	struct imsgbuf	 a, b;
+	unsigned char	 buf[64];
+	int		 s[2], on = 1;
+
+	init_pair(&a, &b, s, 1);
+	if (setsockopt(s[1], SOL_SOCKET, SO_PASSPIDFD, &on,
+	    sizeof(on)) == -1)
+		atf_tc_skip("no SO_PASSPIDFD: %s", strerror(errno));
+	send_raw(s[0], buf, raw_msg(buf, IMSG_HEADER_SIZE, NULL, 0), NULL, 0);
+	ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(&b) == -1);
+	ATF_REQUIRE_EQ(b.nrfds, 0);
+	close_pair(&a, &b, s);
+}
+
+/*
+ * SO_PASSCRED makes the kernel add SCM_CREDENTIALS (truncated: it is
+ * larger than the buffer), whose pid, uid and gid are not descriptors:
+ * read as such, the descriptor numbered as the uid would be closed.
+ */
+ATF_TC_WITHOUT_HEAD(credentials_not_closed_as_descriptors);
+ATF_TC_BODY(credentials_not_closed_as_descriptors, tc)
+{
+	struct imsgbuf	 a, b;
+	unsigned char	 buf[64];
+	int		 s[2], on = 1, uidfd;
+
+	init_pair(&a, &b, s, 1);
+	ATF_REQUIRE(setsockopt(s[1], SOL_SOCKET, SO_PASSCRED, &on,
+	    sizeof(on)) == 0);
+	uidfd = (int)getuid();
+	if (!fd_is_open(uidfd))
+		ATF_REQUIRE_MSG(dup2(s[0], uidfd) == uidfd,
+		    "no descriptor %d", uidfd);
+	send_raw(s[0], buf, raw_msg(buf, IMSG_HEADER_SIZE, NULL, 0), NULL, 0);
+	ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(&b) == -1);
+	ATF_REQUIRE(fd_is_open(uidfd));
+	close_pair(&a, &b, s);
+}
+
+/*
+ * IP_TOS has SCM_RIGHTS's number, at level IPPROTO_IP: only the level
+ * tells it from descriptors.  A datagram socket, as it is the one that
+ * carries it.
+ */
+ATF_TC_WITHOUT_HEAD(other_level_control_message_fails_eproto);
+ATF_TC_BODY(other_level_control_message_fails_eproto, tc)
+{
+	struct imsgbuf		 b;
+	struct sockaddr_in	 sin;
+	socklen_t		 sl = sizeof(sin);
+	unsigned char		 buf[64];
+	struct pollfd		 pfd;
+	size_t			 len;
+	int			 r, w, on = 1;
+
+	ATF_REQUIRE(IP_TOS == SCM_RIGHTS);
+	ATF_REQUIRE((r = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) != -1);
+	ATF_REQUIRE((w = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) != -1);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ATF_REQUIRE(bind(r, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	ATF_REQUIRE(getsockname(r, (struct sockaddr *)&sin, &sl) == 0);
+	ATF_REQUIRE(setsockopt(r, IPPROTO_IP, IP_RECVTOS, &on,
+	    sizeof(on)) == 0);
+	ATF_REQUIRE(imsgbuf_init(&b, r) == 0);
+	imsgbuf_allow_fdpass(&b);
+	len = raw_msg(buf, IMSG_HEADER_SIZE, NULL, 0);
+	ATF_REQUIRE_EQ(sendto(w, buf, len, 0, (struct sockaddr *)&sin,
+	    sizeof(sin)), (ssize_t)len);
+	pfd.fd = r;
+	pfd.events = POLLIN;
+	ATF_REQUIRE_EQ(poll(&pfd, 1, POLL_MS), 1);
+	ATF_REQUIRE_ERRNO(EPROTO, imsgbuf_read(&b) == -1);
+	imsgbuf_clear(&b);
+	close(r);
+	close(w);
+}
+
+ATF_TC_WITHOUT_HEAD(write_sends_queued_messages_together);
+ATF_TC_BODY(write_sends_queued_messages_together, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	int		 s[2], i;
+
+	init_pair(&a, &b, s, 0);
+	for (i = 0; i < 3; i++)
+		ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID,
+		    TEST_PID, -1, "abc", 3), 1);
+	ATF_REQUIRE_EQ(imsgbuf_write(&a), 0);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	for (i = 0; i < 3; i++) {
+		ATF_REQUIRE_EQ(recv_one(NULL, &b, &imsg), 1);
+		check_payload(&imsg, TEST_TYPE, "abc", 3);
+		imsg_free(&imsg);
+	}
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(fd_zero_closed_once_sent);
+ATF_TC_BODY(fd_zero_closed_once_sent, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	int		 s[2], p[2], saved, fd;
+
+	init_pair(&a, &b, s, 1);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	saved = save_stdin();
+	ATF_REQUIRE_EQ(dup(p[1]), 0);
+	close(p[1]);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, 0,
+	    "zero", 4), 1);
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	ATF_CHECK(!fd_is_open(0));
+	restore_stdin(saved);
+	ATF_REQUIRE_EQ(recv_one(NULL, &b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, "zero", 4);
+	ATF_REQUIRE((fd = imsg_get_fd(&imsg)) != -1);
+	check_pipe_end(fd, p);
+	close(fd);
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+	close(p[0]);
+}
+
+/* The sender's socket buffer and the receiver's, both small. */
+static void
+small_buffers(int s[2])
+{
+	int	 bufsz = SMALL_BUF_BYTES;
+
+	ATF_REQUIRE(setsockopt(s[0], SOL_SOCKET, SO_SNDBUF, &bufsz,
+	    sizeof(bufsz)) == 0);
+	ATF_REQUIRE(setsockopt(s[1], SOL_SOCKET, SO_RCVBUF, &bufsz,
+	    sizeof(bufsz)) == 0);
+}
+
+#define PARTS_PAYLOAD	60000
+
+ATF_TC_WITHOUT_HEAD(fd_message_sent_in_parts_carries_one_fd);
+ATF_TC_BODY(fd_message_sent_in_parts_carries_one_fd, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	*data;
+	int		 s[2], p[2], fd;
+
+	ATF_REQUIRE((data = malloc(PARTS_PAYLOAD)) != NULL);
+	queue_payload(data, PARTS_PAYLOAD, 5);
+	init_pair(&a, &b, s, 1);
+	small_buffers(s);
+	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID,
+	    p[1], data, PARTS_PAYLOAD), 1);
+	ATF_REQUIRE_EQ(imsgbuf_write(&a), 0);
+	/* the descriptor went with the first part, the rest is queued */
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 1);
+	ATF_REQUIRE(!fd_is_open(p[1]));
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, data, PARTS_PAYLOAD);
+	ATF_REQUIRE((fd = imsg_get_fd(&imsg)) != -1);
+	check_pipe_end(fd, p);
+	close(fd);
+	imsg_free(&imsg);
+	/* no second descriptor came with the rest */
+	ATF_REQUIRE_EQ(b.nrfds, 0);
+	ATF_REQUIRE(fd_is_open(0));
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	close_pair(&a, &b, s);
+	close(p[0]);
+	free(data);
+}
+
+ATF_TC_WITHOUT_HEAD(get_data_empty_copies_nothing);
+ATF_TC_BODY(get_data_empty_copies_nothing, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	char		 c = 'k';
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	one_message(&a, &b, &imsg, NULL, 0);
+	ATF_REQUIRE(imsg.data == NULL);
+	ATF_REQUIRE_EQ(imsg_get_data(&imsg, &c, 0), 0);
+	ATF_REQUIRE_EQ(c, 'k');
+	imsg_free(&imsg);
+	close_pair(&a, &b, s);
+}
+
+/* What one write of a large message puts on a pair with small buffers. */
+static size_t
+one_write_bytes(void)
+{
+	struct imsgbuf	 a, b;
+	unsigned char	*data;
+	int		 s[2], q;
+
+	ATF_REQUIRE((data = calloc(1, PARTS_PAYLOAD)) != NULL);
+	init_pair(&a, &b, s, 0);
+	small_buffers(s);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, 0, 0, -1, data,
+	    PARTS_PAYLOAD), 1);
+	ATF_REQUIRE_EQ(imsgbuf_write(&a), 0);
+	ATF_REQUIRE(ioctl(s[1], FIONREAD, &q) == 0);
+	ATF_REQUIRE(q > (int)IMSG_HEADER_SIZE + 1 && q < PARTS_PAYLOAD);
+	close_pair(&a, &b, s);
+	free(data);
+	return q;
+}
+
+ATF_TC_WITHOUT_HEAD(partial_write_one_byte_into_next_message_resumes);
+ATF_TC_BODY(partial_write_one_byte_into_next_message_resumes, tc)
+{
+	struct imsgbuf	 a, b;
+	struct imsg	 imsg;
+	unsigned char	*d1, *d2;
+	size_t		 n, len1;
+	int		 s[2], q;
+
+	/* the first message ends one byte before the write does */
+	n = one_write_bytes();
+	len1 = n - 1 - IMSG_HEADER_SIZE;
+	ATF_REQUIRE((d1 = malloc(len1)) != NULL);
+	ATF_REQUIRE((d2 = malloc(PARTS_PAYLOAD)) != NULL);
+	queue_payload(d1, len1, 1);
+	queue_payload(d2, PARTS_PAYLOAD, 2);
+	init_pair(&a, &b, s, 0);
+	small_buffers(s);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    d1, len1), 1);
+	ATF_REQUIRE_EQ(imsg_compose(&a, TEST_TYPE, TEST_PEERID, TEST_PID, -1,
+	    d2, PARTS_PAYLOAD), 1);
+	ATF_REQUIRE_EQ(imsgbuf_write(&a), 0);
+	ATF_REQUIRE(ioctl(s[1], FIONREAD, &q) == 0);
+	ATF_REQUIRE_EQ((size_t)q, n);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 1);
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, d1, len1);
+	imsg_free(&imsg);
+	ATF_REQUIRE_EQ(recv_one(&a, &b, &imsg), 1);
+	check_payload(&imsg, TEST_TYPE, d2, PARTS_PAYLOAD);
+	imsg_free(&imsg);
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	ATF_REQUIRE_EQ(imsgbuf_get(&b, &imsg), 0);
+	close_pair(&a, &b, s);
+	free(d1);
+	free(d2);
+}
+
+#define FLUSH_MSGS	4
+#define FLUSH_PAYLOAD	50000
+#define READER_DELAY_MS	500
+#define TICK_MS		50
+
+/*
+ * A reader, in a child, that starts late and drains exactly the bytes
+ * FLUSH_MSGS messages are; its verdict is its exit status.
+ */
+static pid_t
+late_reader(int s[2])
+{
+	unsigned char	 buf[8192];
+	struct pollfd	 pfd;
+	size_t		 total = 0, want;
+	ssize_t		 n;
+	pid_t		 pid;
+
+	want = FLUSH_MSGS * (IMSG_HEADER_SIZE + FLUSH_PAYLOAD);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid != 0)
+		return pid;
+	close(s[0]);
+	usleep(READER_DELAY_MS * 1000);
+	while (total < want) {
+		pfd.fd = s[1];
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, POLL_MS) != 1)
+			_exit(20);
+		if ((n = read(s[1], buf, sizeof(buf))) <= 0) {
+			if (n == -1 && errno == EAGAIN)
+				continue;
+			_exit(21);
+		}
+		total += n;
+	}
+	_exit(total == want ? 0 : 22);
+}
+
+/* More than the socket buffers hold, queued on a. */
+static void
+queue_flush_messages(struct imsgbuf *a)
+{
+	unsigned char	*data;
+	int		 i;
+
+	ATF_REQUIRE((data = malloc(FLUSH_PAYLOAD)) != NULL);
+	for (i = 0; i < FLUSH_MSGS; i++) {
+		queue_payload(data, FLUSH_PAYLOAD, i);
+		ATF_REQUIRE_EQ(imsg_compose(a, TEST_TYPE, i, TEST_PID, -1,
+		    data, FLUSH_PAYLOAD), 1);
+	}
+	free(data);
+}
+
+static void
+start_ticks(void)
+{
+	struct sigaction	 sa;
+	struct itimerval	 it;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: calls get EINTR */
+	sigemptyset(&sa.sa_mask);
+	ATF_REQUIRE(sigaction(SIGALRM, &sa, NULL) == 0);
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_usec = TICK_MS * 1000;
+	it.it_interval.tv_usec = TICK_MS * 1000;
+	ATF_REQUIRE(setitimer(ITIMER_REAL, &it, NULL) == 0);
+}
+
+static void
+stop_ticks(void)
+{
+	struct itimerval	 it;
+
+	memset(&it, 0, sizeof(it));
+	ATF_REQUIRE(setitimer(ITIMER_REAL, &it, NULL) == 0);
+}
+
+static long
+cpu_ms(void)
+{
+	struct rusage	 ru;
+
+	ATF_REQUIRE(getrusage(RUSAGE_SELF, &ru) == 0);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
+ATF_TC_WITHOUT_HEAD(flush_sleeps_until_reader_drains);
+ATF_TC_BODY(flush_sleeps_until_reader_drains, tc)
+{
+	struct imsgbuf	 a, b;
+	long		 cpu;
+	pid_t		 pid;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	small_buffers(s);
+	queue_flush_messages(&a);
+	pid = late_reader(s);
+	cpu = cpu_ms();
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	/* it waited in poll(2), not in a loop of writes */
+	cpu = cpu_ms() - cpu;
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	child_passes(pid);
+	ATF_REQUIRE_MSG(cpu < READER_DELAY_MS / 10, "flush took %ld ms "
+	    "of CPU", cpu);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(flush_interrupted_poll_continues);
+ATF_TC_BODY(flush_interrupted_poll_continues, tc)
+{
+	struct imsgbuf	 a, b;
+	pid_t		 pid;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);	/* non-blocking: the wait is poll's */
+	small_buffers(s);
+	queue_flush_messages(&a);
+	pid = late_reader(s);
+	start_ticks();
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	stop_ticks();
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	child_passes(pid);
+	close_pair(&a, &b, s);
+}
+
+ATF_TC_WITHOUT_HEAD(flush_interrupted_send_continues);
+ATF_TC_BODY(flush_interrupted_send_continues, tc)
+{
+	struct imsgbuf	 a, b;
+	pid_t		 pid;
+	int		 s[2];
+
+	/* blocking: the wait is sendmsg's */
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s) == 0);
+	ATF_REQUIRE(imsgbuf_init(&a, s[0]) == 0);
+	ATF_REQUIRE(imsgbuf_init(&b, s[1]) == 0);
+	small_buffers(s);
+	queue_flush_messages(&a);
+	pid = late_reader(s);
+	start_ticks();
+	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
+	stop_ticks();
+	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
+	child_passes(pid);
+	close_pair(&a, &b, s);
+}
+
+/*
+ * poll(2) fails EINVAL for more descriptors than RLIMIT_NOFILE allows: at
+ * 0, in a child, whose alarm ends a flush that never returns.
+ */
+ATF_TC_WITHOUT_HEAD(flush_poll_error_returned);
+ATF_TC_BODY(flush_poll_error_returned, tc)
+{
+	struct imsgbuf	 a, b;
+	struct rlimit	 rl;
+	pid_t		 pid;
+	int		 s[2];
+
+	init_pair(&a, &b, s, 0);
+	small_buffers(s);
+	queue_flush_messages(&a);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		alarm(POLL_MS / 1000);
+		rl.rlim_cur = rl.rlim_max = 0;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			_exit(2);
+		errno = 0;
+		if (imsgbuf_flush(&a) != -1)
+			_exit(10);
+		if (errno != EINVAL)
+			_exit(11);
+		if (imsgbuf_queuelen(&a) == 0)
+			_exit(12);
+		_exit(0);
+	}
+	child_passes(pid);
+	close_pair(&a, &b, s);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, maxsize_below_buffered_bytes_refused);
@@ -1023,5 +1931,31 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, queued_messages_survive_partial_writes_in_order);
 	ATF_TP_ADD_TC(tp, get_data_wrong_length_fails_ebadmsg);
 	ATF_TP_ADD_TC(tp, get_string_refuses_nul_and_overlong);
+	ATF_TP_ADD_TC(tp, init_without_memory_fails_enomem);
+	ATF_TP_ADD_TC(tp, set_maxsize_without_memory_keeps_buffer);
+	ATF_TP_ADD_TC(tp, get_without_memory_keeps_message);
+	ATF_TP_ADD_TC(tp, get_empty_message_needs_no_memory);
+	ATF_TP_ADD_TC(tp, compose_without_memory_closes_fd);
+	ATF_TP_ADD_TC(tp, compose_on_full_queue_fails_enobufs);
+	ATF_TP_ADD_TC(tp, compose_pid_zero_sends_own_pid);
+	ATF_TP_ADD_TC(tp, get_nothing_leaves_imsg_empty);
+	ATF_TP_ADD_TC(tp, get_data_one_byte_copied);
+	ATF_TP_ADD_TC(tp, get_string_one_byte_copied);
+	ATF_TP_ADD_TC(tp, get_string_lone_nul_refused);
+	ATF_TP_ADD_TC(tp, free_closes_fd_zero_and_empties);
+	ATF_TP_ADD_TC(tp, fds_taken_in_message_order);
+	ATF_TP_ADD_TC(tp, fd_queue_takes_eight_refuses_ninth);
+	ATF_TP_ADD_TC(tp, other_type_control_message_fails_eproto);
+	ATF_TP_ADD_TC(tp, credentials_not_closed_as_descriptors);
+	ATF_TP_ADD_TC(tp, other_level_control_message_fails_eproto);
+	ATF_TP_ADD_TC(tp, write_sends_queued_messages_together);
+	ATF_TP_ADD_TC(tp, fd_zero_closed_once_sent);
+	ATF_TP_ADD_TC(tp, fd_message_sent_in_parts_carries_one_fd);
+	ATF_TP_ADD_TC(tp, flush_sleeps_until_reader_drains);
+	ATF_TP_ADD_TC(tp, flush_interrupted_poll_continues);
+	ATF_TP_ADD_TC(tp, flush_interrupted_send_continues);
+	ATF_TP_ADD_TC(tp, flush_poll_error_returned);
+	ATF_TP_ADD_TC(tp, get_data_empty_copies_nothing);
+	ATF_TP_ADD_TC(tp, partial_write_one_byte_into_next_message_resumes);
 	return atf_no_error();
 }

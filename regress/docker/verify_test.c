@@ -1752,6 +1752,18 @@ ATF_TC_BODY(create_id_bounds, tc)
 	ATF_CHECK_STREQ(id, "");
 }
 
+ATF_TC_WITHOUT_HEAD(create_id_not_string_refused);
+ATF_TC_BODY(create_id_not_string_refused, tc)
+{
+	const char	*num = "{\"Id\":6271,\"Warnings\":[]}";
+	char		 id[DKR_CONTAINER_ID_BYTES], why[DKR_WHY_BYTES];
+
+	(void)tc;
+	ATF_CHECK_EQ(dkr_create_verify(num, strlen(num), id, why,
+	    sizeof(why)), DKR_R_ID);
+	ATF_CHECK_STREQ(id, "");
+}
+
 MUTANT(config_missing_refused, DKR_R_USER,
     cJSON_DeleteItemFromObjectCaseSensitive(r, "Config"))
 MUTANT(core_soft_unlimited_refused, DKR_R_ULIMITS,
@@ -1870,9 +1882,11 @@ ATF_TC_BODY(malformed_reason_named, tc)
 	fx_template(&t);
 	snprintf(want, sizeof(want), "refused: %s",
 	    dkr_reason_str(DKR_R_JSON));
+	why[0] = '\0';
 	ATF_CHECK_EQ(dkr_inspect_verify("{", 1, &t, NULL, why, sizeof(why)),
 	    DKR_R_JSON);
 	ATF_CHECK_STREQ(why, want);
+	why[0] = '\0';
 	ATF_CHECK_EQ(dkr_create_verify("{", 1, id, why, sizeof(why)),
 	    DKR_R_JSON);
 	ATF_CHECK_STREQ(why, want);
@@ -1882,6 +1896,7 @@ ATF_TC_BODY(malformed_reason_named, tc)
 		len--;
 	ATF_CHECK_EQ(dkr_image_verify(img, len, FX_IMAGE, why, sizeof(why)),
 	    DKR_OK);
+	why[0] = '\0';
 	ATF_CHECK_EQ(dkr_image_verify(img, len - 1, FX_IMAGE, why,
 	    sizeof(why)), DKR_R_JSON);
 	ATF_CHECK_STREQ(why, want);
@@ -1954,6 +1969,7 @@ ATF_TC_BODY(daemon_malformed_refused, tc)
 	ATF_CHECK_EQ(dkr_daemon_verify(ver, vlen - 2, inf, ilen, why,
 	    sizeof(why)), DKR_R_JSON);
 	ATF_CHECK_STREQ(why, want);
+	why[0] = '\0';
 	ATF_CHECK_EQ(dkr_daemon_verify(ver, vlen, inf, ilen - 2, why,
 	    sizeof(why)), DKR_R_JSON);
 	ATF_CHECK_STREQ(why, want);
@@ -2167,6 +2183,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, user_deadline_max_verify);
 	ATF_TP_ADD_TC(tp, server_mounts_max_verify);
 	ATF_TP_ADD_TC(tp, create_id_bounds);
+	ATF_TP_ADD_TC(tp, create_id_not_string_refused);
 	ATF_TP_ADD_TC(tp, config_missing_refused);
 	ATF_TP_ADD_TC(tp, core_soft_unlimited_refused);
 	ATF_TP_ADD_TC(tp, core_hard_unlimited_refused);

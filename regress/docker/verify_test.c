@@ -1240,7 +1240,7 @@ verify_doc_state(cJSON *root, const struct dkr_template *t, int states)
 	return r;
 }
 
-/* The good document printed, with n bytes of room after it. */
+/* Fixture name printed unformatted, with room bytes spare after it. */
 static char *
 good_text(const atf_tc_t *tc, const char *name, size_t room, size_t *len)
 {

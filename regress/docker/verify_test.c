@@ -1787,6 +1787,765 @@ ATF_TC_BODY(exit_status_outcomes, tc)
 	ATF_CHECK_EQ(dkr_exit_outcome(-1), DKR_UNKNOWN);
 }
 
+/*
+ * dkr_verify.c under mutation (issue 16): each case below is refused by
+ * one check alone, the rest of its document as the engine sent it, or
+ * shows a bound of the verifier's fixed buffers: the most it takes, and
+ * one more refused.
+ */
+
+/* Verify root, which is consumed, with the states it may be in. */
+static enum dkr_reason
+verify_doc_state(cJSON *root, const struct dkr_template *t, int states)
+{
+	enum dkr_reason	 r;
+	char		 why[DKR_WHY_BYTES], *s;
+
+	ATF_REQUIRE((s = cJSON_PrintUnformatted(root)) != NULL);
+	r = dkr_inspect_verify_state(s, strlen(s), t, NULL, states, why,
+	    sizeof(why));
+	free(s);
+	cJSON_Delete(root);
+	return r;
+}
+
+/* Fixture name printed unformatted, with room bytes spare after it. */
+static char *
+good_text(const atf_tc_t *tc, const char *name, size_t room, size_t *len)
+{
+	cJSON	*root = load(tc, name);
+	char	*s, *buf;
+
+	ATF_REQUIRE((s = cJSON_PrintUnformatted(root)) != NULL);
+	cJSON_Delete(root);
+	*len = strlen(s);
+	ATF_REQUIRE((buf = malloc(*len + room + 1)) != NULL);
+	memcpy(buf, s, *len + 1);
+	free(s);
+	return buf;
+}
+
+/* The reason of text s of len bytes against the fixture's template. */
+static enum dkr_reason
+verify_text(const char *s, size_t len)
+{
+	struct dkr_template	 t;
+	char			 why[DKR_WHY_BYTES];
+
+	fx_template(&t);
+	return dkr_inspect_verify(s, len, &t, FX_ID, why, sizeof(why));
+}
+
+/* why is optional; when given, it is filled within whylen bytes. */
+ATF_TC_WITHOUT_HEAD(reason_buffer_bounds);
+ATF_TC_BODY(reason_buffer_bounds, tc)
+{
+	const char	*want = "refused: HostConfig.NetworkMode";
+	struct dkr_template	 t;
+	char		 why[DKR_WHY_BYTES], *good, *bad;
+	size_t		 glen, blen, n = strlen(want);
+	cJSON		*r;
+
+	fx_template(&t);
+	good = good_text(tc, "inspect-good.json", 0, &glen);
+	r = load(tc, "inspect-good.json");
+	set(r, "HostConfig.NetworkMode", cJSON_CreateString("host"));
+	ATF_REQUIRE((bad = cJSON_PrintUnformatted(r)) != NULL);
+	cJSON_Delete(r);
+	blen = strlen(bad);
+	/* No buffer: the verdict alone. */
+	ATF_CHECK_EQ(dkr_inspect_verify(good, glen, &t, FX_ID, NULL,
+	    sizeof(why)), DKR_OK);
+	ATF_CHECK_EQ(dkr_inspect_verify(bad, blen, &t, FX_ID, NULL,
+	    sizeof(why)), DKR_R_NETWORK);
+	/* No room: nothing written. */
+	memset(why, 'x', sizeof(why));
+	ATF_CHECK_EQ(dkr_inspect_verify(bad, blen, &t, FX_ID, why, 0),
+	    DKR_R_NETWORK);
+	ATF_CHECK_EQ(why[0], 'x');
+	/* One byte: the empty string. */
+	ATF_CHECK_EQ(dkr_inspect_verify(bad, blen, &t, FX_ID, why, 1),
+	    DKR_R_NETWORK);
+	ATF_CHECK_EQ(why[0], '\0');
+	ATF_CHECK_EQ(why[1], 'x');
+	/* Exactly the reason's size, and one byte less: cut, terminated. */
+	memset(why, 'x', sizeof(why));
+	ATF_CHECK_EQ(dkr_inspect_verify(bad, blen, &t, FX_ID, why, n + 1),
+	    DKR_R_NETWORK);
+	ATF_CHECK_STREQ(why, want);
+	memset(why, 'x', sizeof(why));
+	ATF_CHECK_EQ(dkr_inspect_verify(bad, blen, &t, FX_ID, why, n),
+	    DKR_R_NETWORK);
+	ATF_CHECK_EQ(strlen(why), n - 1);
+	ATF_CHECK(strncmp(why, want, n - 1) == 0);
+	ATF_CHECK_EQ(why[n], 'x');
+	/* And every reason fits DKR_WHY_BYTES whole. */
+	for (n = 0; n < DKR_R_MAX; n++)
+		ATF_CHECK_MSG(strlen("refused: ") + strlen(dkr_reason_str(n)) <
+		    DKR_WHY_BYTES, "%s", dkr_reason_str(n));
+	free(good);
+	free(bad);
+}
+
+/* The document is at most DKR_RESPONSE_MAX_BYTES, whitespace and all. */
+ATF_TC_WITHOUT_HEAD(inspect_size_bound);
+ATF_TC_BODY(inspect_size_bound, tc)
+{
+	char	*s, *buf;
+	size_t	 len;
+
+	s = good_text(tc, "inspect-good.json", 0, &len);
+	ATF_REQUIRE((buf = malloc(DKR_RESPONSE_MAX_BYTES + 2)) != NULL);
+	/* Leading blanks, which the parser itself skips. */
+	memset(buf, ' ', DKR_RESPONSE_MAX_BYTES + 1 - len);
+	memcpy(buf + DKR_RESPONSE_MAX_BYTES + 1 - len, s, len + 1);
+	ATF_CHECK_EQ(verify_text(buf + 1, DKR_RESPONSE_MAX_BYTES), DKR_OK);
+	ATF_CHECK_EQ(verify_text(buf, DKR_RESPONSE_MAX_BYTES + 1),
+	    DKR_R_JSON);
+	free(buf);
+	free(s);
+}
+
+/* What may follow the document: blanks and NULs, and nothing else. */
+ATF_TC_WITHOUT_HEAD(inspect_trailing_blanks_verify);
+ATF_TC_BODY(inspect_trailing_blanks_verify, tc)
+{
+	static const char *const tail[] = { " ", "\t", "\r", "\n", " \t\r\n" };
+	char	*s;
+	size_t	 len, i;
+
+	s = good_text(tc, "inspect-good.json", 8, &len);
+	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
+		strcpy(s + len, tail[i]);
+		ATF_CHECK_EQ_MSG(verify_text(s, strlen(s)), DKR_OK, "%zu", i);
+	}
+	/* The terminating NUL counted in, as a caller may. */
+	s[len] = '\0';
+	ATF_CHECK_EQ(verify_text(s, len + 1), DKR_OK);
+	free(s);
+}
+
+ATF_TC_WITHOUT_HEAD(inspect_trailing_garbage_refused);
+ATF_TC_BODY(inspect_trailing_garbage_refused, tc)
+{
+	static const char *const tail[] = { "x", " x", "\tx", "\rx", "\nx",
+	    "{}" };
+	char	*s;
+	size_t	 len, i;
+
+	s = good_text(tc, "inspect-good.json", 8, &len);
+	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
+		strcpy(s + len, tail[i]);
+		ATF_CHECK_EQ_MSG(verify_text(s, strlen(s)), DKR_R_JSON,
+		    "%zu", i);
+	}
+	/* After a NUL, too. */
+	memcpy(s + len, "\0x", 2);
+	ATF_CHECK_EQ(verify_text(s, len + 2), DKR_R_JSON);
+	free(s);
+}
+
+/* The good document as the only element of an array. */
+ATF_TC_WITHOUT_HEAD(inspect_in_array_refused);
+ATF_TC_BODY(inspect_in_array_refused, tc)
+{
+	cJSON	*a;
+	char	*s;
+
+	ATF_REQUIRE((a = cJSON_CreateArray()) != NULL);
+	ATF_REQUIRE(cJSON_AddItemToArray(a, load(tc, "inspect-good.json")));
+	ATF_REQUIRE((s = cJSON_PrintUnformatted(a)) != NULL);
+	cJSON_Delete(a);
+	ATF_CHECK_EQ(verify_text(s, strlen(s)), DKR_R_JSON);
+	free(s);
+}
+
+/* cJSON's allocations not yet freed, through its hooks. */
+static long	 heap_live;
+
+static void *
+heap_malloc(size_t n)
+{
+	void	*p;
+
+	if ((p = malloc(n)) != NULL)
+		heap_live++;
+	return p;
+}
+
+static void
+heap_free(void *p)
+{
+	if (p != NULL)
+		heap_live--;
+	free(p);
+}
+
+static void
+heap_count(void)
+{
+	cJSON_Hooks	 h = { heap_malloc, heap_free };
+
+	heap_live = 0;
+	cJSON_InitHooks(&h);
+}
+
+/*
+ * Every verifier frees its parse, whatever its verdict.  The inspect
+ * document is refused before SecurityOpt: the seccomp digest frees its
+ * canonical text with free(), which these hooks do not see.
+ */
+ATF_TC_WITHOUT_HEAD(verifiers_free_documents);
+ATF_TC_BODY(verifiers_free_documents, tc)
+{
+	const char	*create = "{\"Id\":\"" FX_ID "\",\"Warnings\":[]}";
+	struct dkr_template	 t;
+	cJSON		*r;
+	char		*bad, *arr, *img, *ver, *inf;
+	char		 id[DKR_CONTAINER_ID_BYTES], why[DKR_WHY_BYTES];
+	size_t		 ilen, vlen, nlen;
+
+	fx_template(&t);
+	r = load(tc, "inspect-good.json");
+	set(r, "HostConfig.NetworkMode", cJSON_CreateString("host"));
+	ATF_REQUIRE((bad = cJSON_PrintUnformatted(r)) != NULL);
+	cJSON_Delete(r);
+	ATF_REQUIRE(asprintf(&arr, "[%s]", bad) != -1);
+	img = slurp(tc, "image-good.json", &ilen);
+	ver = slurp(tc, "version.json", &vlen);
+	inf = slurp(tc, "info.json", &nlen);
+	heap_count();
+	ATF_CHECK_EQ(dkr_inspect_verify(bad, strlen(bad), &t, FX_ID, why,
+	    sizeof(why)), DKR_R_NETWORK);
+	ATF_CHECK_EQ(heap_live, 0);
+	ATF_CHECK_EQ(dkr_inspect_verify(arr, strlen(arr), &t, FX_ID, why,
+	    sizeof(why)), DKR_R_JSON);
+	ATF_CHECK_EQ(heap_live, 0);
+	ATF_CHECK_EQ(dkr_image_verify(img, ilen, FX_IMAGE, why, sizeof(why)),
+	    DKR_OK);
+	ATF_CHECK_EQ(heap_live, 0);
+	ATF_CHECK_EQ(dkr_daemon_verify(ver, vlen, inf, nlen, why,
+	    sizeof(why)), DKR_OK);
+	ATF_CHECK_EQ(heap_live, 0);
+	/* The version parsed, the info not. */
+	ATF_CHECK_EQ(dkr_daemon_verify(ver, vlen, inf, nlen - 2, why,
+	    sizeof(why)), DKR_R_JSON);
+	ATF_CHECK_EQ(heap_live, 0);
+	ATF_CHECK_EQ(dkr_create_verify(create, strlen(create), id, why,
+	    sizeof(why)), DKR_OK);
+	ATF_CHECK_EQ(heap_live, 0);
+	cJSON_InitHooks(NULL);
+	free(bad);
+	free(arr);
+	free(img);
+	free(ver);
+	free(inf);
+}
+
+/* Go takes the last of duplicate keys, and any letter case. */
+MUTANT(duplicate_key_same_value_refused, DKR_R_NETWORK,
+    cJSON_AddItemToObject(at(r, "HostConfig"), "NetworkMode",
+    cJSON_CreateString("none")))
+MUTANT(key_other_case_refused, DKR_R_NETWORK,
+    (del(r, "HostConfig.NetworkMode"), cJSON_AddItemToObject(at(r,
+    "HostConfig"), "networkMode", cJSON_CreateString("none"))))
+MUTANT(config_null_refused, DKR_R_USER,
+    set(r, "Config", cJSON_CreateNull()))
+MUTANT(stop_timeout_other_refused, DKR_R_STOPTIMEOUT,
+    set(r, "Config.StopTimeout", cJSON_CreateNumber(10)))
+MUTANT(stop_timeout_string_refused, DKR_R_STOPTIMEOUT,
+    set(r, "Config.StopTimeout", cJSON_CreateString("0")))
+MUTANT(config_volumes_string_refused, DKR_R_VOLUMES,
+    set(r, "Config.Volumes", cJSON_CreateString("/export")))
+MUTANT(env_as_object_refused, DKR_R_ENV,
+    set(r, "Config.Env", parsed("{\"PATH\":\"PATH=/bin\"}")))
+MUTANT(env_not_string_refused, DKR_R_ENV,
+    set(r, "Config.Env", parsed("[1]")))
+MUTANT(env_empty_refused, DKR_R_ENV,
+    set(r, "Config.Env", cJSON_CreateArray()))
+MUTANT(masked_paths_missing_refused, DKR_R_MASKED,
+    del(r, "HostConfig.MaskedPaths"))
+MUTANT(masked_paths_kcore_missing_refused, DKR_R_MASKED,
+    cJSON_DeleteItemFromArray(at(r, "HostConfig.MaskedPaths"), 2))
+MUTANT(masked_paths_number_refused, DKR_R_MASKED,
+    cJSON_ReplaceItemInArray(at(r, "HostConfig.MaskedPaths"), 2,
+    cJSON_CreateNumber(1)))
+MUTANT(mounts_as_object_refused, DKR_R_MOUNTS,
+    set(r, "Mounts", parsed("{\"m\":{\"Type\":\"bind\",\"Source\":\""
+    FX_INIT "\",\"Destination\":\"/cmcp-init\",\"Mode\":\"\","
+    "\"RW\":false,\"Propagation\":\"rprivate\"}}")))
+MUTANT(hc_mounts_as_object_refused, DKR_R_HC_MOUNTS,
+    set(r, "HostConfig.Mounts", parsed("{\"m\":" INIT_BIND "}")))
+MUTANT(hc_init_mount_other_source_refused, DKR_R_HC_MOUNT_SOURCE,
+    put(cJSON_GetArrayItem(at(r, "HostConfig.Mounts"), 0), "Source",
+    cJSON_CreateString("/")))
+MUTANT(hc_mount_bind_option_extra_refused, DKR_R_HC_MOUNT_OPTIONS,
+    put(at(cJSON_GetArrayItem(at(r, "HostConfig.Mounts"), 0),
+    "BindOptions"), "CreateMountpoint", cJSON_CreateTrue()))
+MUTANT(hc_mount_tmpfs_options_refused, DKR_R_HC_MOUNT_OPTIONS,
+    put(cJSON_GetArrayItem(at(r, "HostConfig.Mounts"), 0), "TmpfsOptions",
+    cJSON_CreateObject()))
+MUTANT(hc_mount_consistency_refused, DKR_R_HC_MOUNT_OPTIONS,
+    put(cJSON_GetArrayItem(at(r, "HostConfig.Mounts"), 0), "Consistency",
+    cJSON_CreateString("cached")))
+MUTANT(state_paused_refused, DKR_R_STATE,
+    set(r, "State.Paused", cJSON_CreateTrue()))
+MUTANT(open_stdin_off_refused, DKR_R_STDIO,
+    set(r, "Config.OpenStdin", cJSON_CreateFalse()))
+MUTANT(attach_stdin_off_refused, DKR_R_STDIO,
+    set(r, "Config.AttachStdin", cJSON_CreateFalse()))
+MUTANT(attach_stdout_off_refused, DKR_R_STDIO,
+    set(r, "Config.AttachStdout", cJSON_CreateFalse()))
+MUTANT(attach_stderr_off_refused, DKR_R_STDIO,
+    set(r, "Config.AttachStderr", cJSON_CreateFalse()))
+MUTANT(labels_instance_other_refused, DKR_R_LABELS,
+    put(at(r, "Config.Labels"), DKR_LABEL_INSTANCE,
+    cJSON_CreateString("other")))
+MUTANT(labels_session_other_refused, DKR_R_LABELS,
+    put(at(r, "Config.Labels"), DKR_LABEL_SESSION,
+    cJSON_CreateString("other")))
+MUTANT(workdir_other_refused, DKR_R_WORKDIR,
+    set(r, "Config.WorkingDir", cJSON_CreateString("/tmp")))
+MUTANT(exposed_ports_refused, DKR_R_EXPOSED,
+    set(r, "Config.ExposedPorts", parsed("{\"80/tcp\":{}}")))
+MUTANT(ulimits_missing_refused, DKR_R_ULIMITS,
+    del(r, "HostConfig.Ulimits"))
+MUTANT(ulimit_name_not_string_refused, DKR_R_ULIMITS,
+    put(cJSON_GetArrayItem(at(r, "HostConfig.Ulimits"), 0), "Name",
+    cJSON_CreateNumber(0)))
+
+/* An image that exposes no port: present, and empty. */
+ATF_TC_WITHOUT_HEAD(exposed_ports_empty_verifies);
+ATF_TC_BODY(exposed_ports_empty_verifies, tc)
+{
+	cJSON	*r = load(tc, "inspect-good.json");
+	char	 why[DKR_WHY_BYTES];
+
+	set(r, "Config.ExposedPorts", cJSON_CreateObject());
+	ATF_CHECK_EQ_MSG(verify_doc(r, why, sizeof(why)), DKR_OK, "%s", why);
+	r = load(tc, "inspect-good.json");
+	del(r, "Config.ExposedPorts");
+	ATF_CHECK_EQ_MSG(verify_doc(r, why, sizeof(why)), DKR_OK, "%s", why);
+}
+
+/* Without an expected ID, the document's must still be one. */
+ATF_TC_WITHOUT_HEAD(id_malformed_refused);
+ATF_TC_BODY(id_malformed_refused, tc)
+{
+	struct dkr_template	 t;
+	cJSON			*r = load(tc, "inspect-good.json");
+
+	fx_template(&t);
+	set(r, "Id", cJSON_CreateString("abc"));
+	refused_as(r, &t, DKR_R_ID);
+}
+
+/* State.Status is one of the states asked for, and only those. */
+ATF_TC_WITHOUT_HEAD(state_only_asked);
+ATF_TC_BODY(state_only_asked, tc)
+{
+	static const struct {
+		const char	*status;
+		int		 states;
+		enum dkr_reason	 want;
+	} c[] = {
+		{ "created",	DKR_STATE_CREATED,	DKR_OK },
+		{ "created",	DKR_STATE_RUNNING | DKR_STATE_EXITED,
+		    DKR_R_STATE },
+		{ "running",	DKR_STATE_RUNNING,	DKR_OK },
+		{ "running",	DKR_STATE_CREATED | DKR_STATE_EXITED,
+		    DKR_R_STATE },
+		{ "exited",	DKR_STATE_EXITED,	DKR_OK },
+		{ "exited",	DKR_STATE_CREATED | DKR_STATE_RUNNING,
+		    DKR_R_STATE },
+		{ "dead",	DKR_STATE_CREATED | DKR_STATE_RUNNING |
+		    DKR_STATE_EXITED,				DKR_R_STATE },
+		{ "paused",	DKR_STATE_CREATED | DKR_STATE_RUNNING |
+		    DKR_STATE_EXITED,				DKR_R_STATE },
+	};
+	struct dkr_template	 t;
+	cJSON			*r;
+	size_t			 i;
+
+	fx_template(&t);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		r = load(tc, "inspect-good.json");
+		set(r, "State.Status", cJSON_CreateString(c[i].status));
+		ATF_CHECK_EQ_MSG(verify_doc_state(r, &t, c[i].states),
+		    c[i].want, "%s %d", c[i].status, c[i].states);
+	}
+}
+
+/* The template's most environment: exactly DKR_ENV_MAX, not one more. */
+ATF_TC_WITHOUT_HEAD(env_max_verifies);
+ATF_TC_BODY(env_max_verifies, tc)
+{
+	struct dkr_template	 t;
+	cJSON			*r = load(tc, "inspect-good.json"), *e;
+	char			 why[DKR_WHY_BYTES];
+	size_t			 i;
+
+	fx_template(&t);
+	ATF_REQUIRE((e = cJSON_CreateArray()) != NULL);
+	for (i = 0; i < DKR_ENV_MAX; i++) {
+		snprintf(t.env[i], sizeof(t.env[i]), "V%zu=%zu", i, i);
+		ATF_REQUIRE(cJSON_AddItemToArray(e,
+		    cJSON_CreateString(t.env[i])));
+	}
+	t.envc = DKR_ENV_MAX;
+	set(r, "Config.Env", e);
+	ATF_CHECK_EQ_MSG(verify_doc_as(r, &t, FX_ID, why, sizeof(why)),
+	    DKR_OK, "%s", why);
+	t.envc = DKR_ENV_MAX + 1;
+	ATF_CHECK_EQ(verify_doc_as(load(tc, "inspect-good.json"), &t, FX_ID,
+	    why, sizeof(why)), DKR_R_T_ENV);
+}
+
+/* The longest argument vectors: the relay's entry point, DKR_ARGV_MAX. */
+ATF_TC_WITHOUT_HEAD(argv_max_verifies);
+ATF_TC_BODY(argv_max_verifies, tc)
+{
+	struct dkr_template	 t;
+	cJSON			*r = load(tc, "inspect-relay.json"), *a, *c;
+	char			 why[DKR_WHY_BYTES];
+	size_t			 i;
+
+	fx_relay_template(&t);
+	ATF_REQUIRE((a = parsed("[\"-r\",\"-t\",\"15000\",\"--\"]")) != NULL);
+	ATF_REQUIRE((c = cJSON_CreateArray()) != NULL);
+	for (i = 0; i < DKR_ARGV_MAX; i++) {
+		snprintf(t.argv[i], sizeof(t.argv[i]), "/a%zu", i);
+		ATF_REQUIRE(cJSON_AddItemToArray(a,
+		    cJSON_CreateString(t.argv[i])));
+		ATF_REQUIRE(cJSON_AddItemToArray(c,
+		    cJSON_CreateString(t.argv[i])));
+	}
+	t.argc = DKR_ARGV_MAX;
+	set(r, "Args", a);
+	set(r, "Config.Cmd", c);
+	ATF_CHECK_EQ_MSG(verify_doc_as(r, &t, FX_RELAY_ID, why, sizeof(why)),
+	    DKR_OK, "%s", why);
+	t.argc = DKR_ARGV_MAX + 1;
+	ATF_CHECK_EQ(verify_doc_as(load(tc, "inspect-relay.json"), &t,
+	    FX_RELAY_ID, why, sizeof(why)), DKR_R_T_ARGV);
+}
+
+/* The widest user and deadline the template takes, as the engine shows. */
+ATF_TC_WITHOUT_HEAD(user_deadline_max_verify);
+ATF_TC_BODY(user_deadline_max_verify, tc)
+{
+	struct dkr_template	 t;
+	cJSON			*r = load(tc, "inspect-good.json");
+	char			 why[DKR_WHY_BYTES], ms[32];
+
+	fx_template(&t);
+	t.uid = INT32_MAX;
+	t.gid = INT32_MAX;
+	t.deadline_ms = CMCP_INIT_MAX_MS;
+	snprintf(ms, sizeof(ms), "%d", CMCP_INIT_MAX_MS);
+	set(r, "Config.User", cJSON_CreateString("2147483647:2147483647"));
+	set(r, "Config.Entrypoint", cJSON_CreateStringArray((const char *[])
+	    { "/cmcp-init", "-t", ms, "--" }, 4));
+	set(r, "Args", cJSON_CreateStringArray((const char *[])
+	    { "-t", ms, "--", "/report" }, 4));
+	ATF_CHECK_EQ_MSG(verify_doc_as(r, &t, FX_ID, why, sizeof(why)),
+	    DKR_OK, "%s", why);
+	t.uid = (uid_t)INT32_MAX + 1;
+	ATF_CHECK_EQ(verify_doc_as(load(tc, "inspect-good.json"), &t, FX_ID,
+	    why, sizeof(why)), DKR_R_T_USER);
+	t.uid = INT32_MAX;
+	t.deadline_ms = CMCP_INIT_MAX_MS + 1;
+	ATF_CHECK_EQ(verify_doc_as(load(tc, "inspect-good.json"), &t, FX_ID,
+	    why, sizeof(why)), DKR_R_T_DEADLINE);
+}
+
+/* The most binds a server has, DKR_MOUNTS_MAX, in both mount lists. */
+ATF_TC_WITHOUT_HEAD(server_mounts_max_verify);
+ATF_TC_BODY(server_mounts_max_verify, tc)
+{
+	struct dkr_template	 t;
+	cJSON			*r = load(tc, "inspect-server.json"), *m, *h;
+	cJSON			*mounts, *hcmounts;
+	char			 why[DKR_WHY_BYTES];
+	size_t			 i;
+
+	fx_server_template(&t);
+	mounts = at(r, "Mounts");
+	hcmounts = at(r, "HostConfig.Mounts");
+	m = entry(r, "Mounts", "Destination", FX_RO_TARGET);
+	h = entry(r, "HostConfig.Mounts", "Target", FX_RO_TARGET);
+	for (i = 2; i < DKR_MOUNTS_MAX; i++) {
+		snprintf(t.mounts[i].source, sizeof(t.mounts[i].source),
+		    "/srv/d%zu", i);
+		snprintf(t.mounts[i].target, sizeof(t.mounts[i].target),
+		    "/data/d%zu", i);
+		t.mounts[i].readonly = 1;
+		ATF_REQUIRE(cJSON_AddItemToArray(mounts,
+		    cJSON_Duplicate(m, 1)));
+		put(cJSON_GetArrayItem(mounts, i + 1), "Source",
+		    cJSON_CreateString(t.mounts[i].source));
+		put(cJSON_GetArrayItem(mounts, i + 1), "Destination",
+		    cJSON_CreateString(t.mounts[i].target));
+		ATF_REQUIRE(cJSON_AddItemToArray(hcmounts,
+		    cJSON_Duplicate(h, 1)));
+		put(cJSON_GetArrayItem(hcmounts, i + 1), "Source",
+		    cJSON_CreateString(t.mounts[i].source));
+		put(cJSON_GetArrayItem(hcmounts, i + 1), "Target",
+		    cJSON_CreateString(t.mounts[i].target));
+	}
+	t.nmounts = DKR_MOUNTS_MAX;
+	ATF_CHECK_EQ_MSG(verify_doc_as(r, &t, FX_SERVER_ID, why, sizeof(why)),
+	    DKR_OK, "%s", why);
+	t.nmounts = DKR_MOUNTS_MAX + 1;
+	ATF_CHECK_EQ(verify_doc_as(load(tc, "inspect-server.json"), &t,
+	    FX_SERVER_ID, why, sizeof(why)), DKR_R_T_MOUNTS);
+}
+
+/* The create response's ID fills id exactly; a longer one is refused. */
+ATF_TC_WITHOUT_HEAD(create_id_bounds);
+ATF_TC_BODY(create_id_bounds, tc)
+{
+	const char	*ok = "{\"Id\":\"" FX_ID "\",\"Warnings\":[]}";
+	const char	*longer = "{\"Id\":\"" FX_ID "0\",\"Warnings\":[]}";
+	char		 id[DKR_CONTAINER_ID_BYTES + 1], why[DKR_WHY_BYTES];
+
+	(void)tc;
+	memset(id, 'x', sizeof(id));
+	ATF_CHECK_EQ(dkr_create_verify(ok, strlen(ok), id, why, sizeof(why)),
+	    DKR_OK);
+	ATF_CHECK_STREQ(id, FX_ID);
+	ATF_CHECK_EQ(id[DKR_CONTAINER_ID_BYTES], 'x');
+	memset(id, 'x', sizeof(id));
+	ATF_CHECK_EQ(dkr_create_verify(longer, strlen(longer), id, why,
+	    sizeof(why)), DKR_R_ID);
+	ATF_CHECK_STREQ(id, "");
+}
+
+ATF_TC_WITHOUT_HEAD(create_id_not_string_refused);
+ATF_TC_BODY(create_id_not_string_refused, tc)
+{
+	const char	*num = "{\"Id\":6271,\"Warnings\":[]}";
+	char		 id[DKR_CONTAINER_ID_BYTES], why[DKR_WHY_BYTES];
+
+	(void)tc;
+	ATF_CHECK_EQ(dkr_create_verify(num, strlen(num), id, why,
+	    sizeof(why)), DKR_R_ID);
+	ATF_CHECK_STREQ(id, "");
+}
+
+MUTANT(config_missing_refused, DKR_R_USER,
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "Config"))
+MUTANT(core_soft_unlimited_refused, DKR_R_ULIMITS,
+    put(cJSON_GetArrayItem(at(r, "HostConfig.Ulimits"), 0), "Soft",
+    cJSON_CreateNumber(-1)))
+MUTANT(core_hard_unlimited_refused, DKR_R_ULIMITS,
+    put(cJSON_GetArrayItem(at(r, "HostConfig.Ulimits"), 0), "Hard",
+    cJSON_CreateNumber(-1)))
+/* fsize in core's place, with core's values: three limits, one unknown. */
+MUTANT(ulimit_name_unknown_refused, DKR_R_ULIMITS,
+    put(cJSON_GetArrayItem(at(r, "HostConfig.Ulimits"), 0), "Name",
+    cJSON_CreateString("fsize")))
+MUTANT(secopt_not_string_refused, DKR_R_SECOPT,
+    cJSON_ReplaceItemInArray(at(r, "HostConfig.SecurityOpt"), 0,
+    cJSON_CreateNumber(1)))
+MUTANT(seccomp_not_string_refused, DKR_R_SECCOMP,
+    cJSON_ReplaceItemInArray(at(r, "HostConfig.SecurityOpt"), 1,
+    cJSON_CreateNumber(1)))
+MUTANT(tmpfs_empty_verifies, DKR_OK,
+    set(r, "HostConfig.Tmpfs", cJSON_CreateObject()))
+MUTANT(sysctls_empty_verifies, DKR_OK,
+    set(r, "HostConfig.Sysctls", cJSON_CreateNull()))
+MUTANT(log_options_refused, DKR_R_LOG,
+    set(r, "HostConfig.LogConfig.Config", parsed("{\"max-size\":\"1m\"}")))
+MUTANT(restart_retries_refused, DKR_R_RESTART,
+    set(r, "HostConfig.RestartPolicy.MaximumRetryCount",
+    cJSON_CreateNumber(3)))
+MUTANT(readonly_paths_proc_sys_missing_refused, DKR_R_ROPATHS,
+    cJSON_DeleteItemFromArray(at(r, "HostConfig.ReadonlyPaths"), 3))
+MUTANT(networks_missing_refused, DKR_R_NETWORKS,
+    del(r, "NetworkSettings.Networks"))
+MUTANT(networks_empty_refused, DKR_R_NETWORKS,
+    set(r, "NetworkSettings.Networks", cJSON_CreateObject()))
+MUTANT(networks_bridge_only_refused, DKR_R_NETWORKS,
+    set(r, "NetworkSettings.Networks", parsed("{\"bridge\":{}}")))
+
+/* SecurityOpt's two entries as members of an object. */
+ATF_TC_WITHOUT_HEAD(secopt_as_object_refused);
+ATF_TC_BODY(secopt_as_object_refused, tc)
+{
+	cJSON	*r = load(tc, "inspect-good.json"), *so, *o;
+
+	so = at(r, "HostConfig.SecurityOpt");
+	ATF_REQUIRE((o = cJSON_CreateObject()) != NULL);
+	ATF_REQUIRE(cJSON_AddItemToObject(o, "a",
+	    cJSON_Duplicate(cJSON_GetArrayItem(so, 0), 1)));
+	ATF_REQUIRE(cJSON_AddItemToObject(o, "b",
+	    cJSON_Duplicate(cJSON_GetArrayItem(so, 1), 1)));
+	set(r, "HostConfig.SecurityOpt", o);
+	refused_with(r, DKR_R_SECOPT);
+}
+
+/* Our profile under another spelling of the option's name. */
+ATF_TC_WITHOUT_HEAD(seccomp_key_other_case_refused);
+ATF_TC_BODY(seccomp_key_other_case_refused, tc)
+{
+	cJSON	*r = load(tc, "inspect-good.json"), *e;
+	char	*opt;
+
+	e = cJSON_GetArrayItem(at(r, "HostConfig.SecurityOpt"), 1);
+	ATF_REQUIRE(cJSON_IsString(e) &&
+	    strncmp(e->valuestring, "seccomp=", 8) == 0);
+	ATF_REQUIRE(asprintf(&opt, "SECCOMP=%s", e->valuestring + 8) != -1);
+	cJSON_ReplaceItemInArray(at(r, "HostConfig.SecurityOpt"), 1,
+	    cJSON_CreateString(opt));
+	free(opt);
+	refused_with(r, DKR_R_SECCOMP);
+}
+
+/* A profile that is not JSON, right after one that verified. */
+ATF_TC_WITHOUT_HEAD(seccomp_malformed_refused);
+ATF_TC_BODY(seccomp_malformed_refused, tc)
+{
+	struct dkr_template	 t;
+	cJSON			*r = load(tc, "inspect-good.json");
+	char			*good, *bad, why[DKR_WHY_BYTES];
+	size_t			 len;
+
+	fx_template(&t);
+	good = good_text(tc, "inspect-good.json", 0, &len);
+	cJSON_ReplaceItemInArray(at(r, "HostConfig.SecurityOpt"), 1,
+	    cJSON_CreateString("seccomp={\"defaultAction\":"));
+	ATF_REQUIRE((bad = cJSON_PrintUnformatted(r)) != NULL);
+	cJSON_Delete(r);
+	ATF_CHECK_EQ(dkr_inspect_verify(good, len, &t, FX_ID, why,
+	    sizeof(why)), DKR_OK);
+	ATF_CHECK_EQ(dkr_inspect_verify(bad, strlen(bad), &t, FX_ID, why,
+	    sizeof(why)), DKR_R_SECCOMP);
+	free(good);
+	free(bad);
+}
+
+/* A template too weak is refused before the document, which matches it. */
+ATF_TC_WITHOUT_HEAD(inspect_weak_template_refused);
+ATF_TC_BODY(inspect_weak_template_refused, tc)
+{
+	struct dkr_template	 t;
+	cJSON			*r = load(tc, "inspect-good.json");
+
+	fx_template(&t);
+	t.uid = 0;
+	t.gid = 0;
+	set(r, "Config.User", cJSON_CreateString("0:0"));
+	refused_as(r, &t, DKR_R_T_USER);
+}
+
+/* What is not JSON says so, in the return and in why. */
+ATF_TC_WITHOUT_HEAD(malformed_reason_named);
+ATF_TC_BODY(malformed_reason_named, tc)
+{
+	struct dkr_template	 t;
+	char			 why[DKR_WHY_BYTES], want[DKR_WHY_BYTES], *img;
+	char			 id[DKR_CONTAINER_ID_BYTES];
+	size_t			 len;
+
+	fx_template(&t);
+	snprintf(want, sizeof(want), "refused: %s",
+	    dkr_reason_str(DKR_R_JSON));
+	why[0] = '\0';
+	ATF_CHECK_EQ(dkr_inspect_verify("{", 1, &t, NULL, why, sizeof(why)),
+	    DKR_R_JSON);
+	ATF_CHECK_STREQ(why, want);
+	why[0] = '\0';
+	ATF_CHECK_EQ(dkr_create_verify("{", 1, id, why, sizeof(why)),
+	    DKR_R_JSON);
+	ATF_CHECK_STREQ(why, want);
+	/* The image document cut short by one byte. */
+	img = slurp(tc, "image-good.json", &len);
+	while (len > 1 && img[len - 1] == '\n')
+		len--;
+	ATF_CHECK_EQ(dkr_image_verify(img, len, FX_IMAGE, why, sizeof(why)),
+	    DKR_OK);
+	why[0] = '\0';
+	ATF_CHECK_EQ(dkr_image_verify(img, len - 1, FX_IMAGE, why,
+	    sizeof(why)), DKR_R_JSON);
+	ATF_CHECK_STREQ(why, want);
+	/* No pin at all. */
+	ATF_CHECK_EQ(dkr_image_verify(img, len, NULL, why, sizeof(why)),
+	    DKR_R_T_IMAGE);
+	free(img);
+}
+
+/* ApiVersion is "major.minor" in decimal, at least 1.41. */
+ATF_TC_WITHOUT_HEAD(daemon_api_versions);
+ATF_TC_BODY(daemon_api_versions, tc)
+{
+	static const char *const ok[] = {
+		"1.41", "1.42", "1.99", "1.100", "2.0", "9.0", "01.41",
+		"1.041", "1000.0", "1.1000",
+	};
+	static const char *const bad[] = {
+		"1.40", "0.99", "", " 1.41", "+1.41", "1.41 ", "1.", "1",
+		".41", "1.+41", "1. 41", "1,41", "1a.0", "1.41x", "1001.0",
+		"1.1001", "1.41.0", "x1.41",
+	};
+	cJSON	*ver;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ver = load(tc, "version.json");
+		set(ver, "ApiVersion", cJSON_CreateString(ok[i]));
+		ATF_CHECK_EQ_MSG(daemon_docs(ver, load(tc, "info.json")),
+		    DKR_OK, "%s", ok[i]);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ver = load(tc, "version.json");
+		set(ver, "ApiVersion", cJSON_CreateString(bad[i]));
+		ATF_CHECK_EQ_MSG(daemon_docs(ver, load(tc, "info.json")),
+		    DKR_R_D_API, "\"%s\"", bad[i]);
+	}
+	ver = load(tc, "version.json");
+	set(ver, "ApiVersion", cJSON_CreateNumber(1.41));
+	ATF_CHECK_EQ(daemon_docs(ver, load(tc, "info.json")), DKR_R_D_API);
+}
+
+DAEMON(daemon_version_os_refused, DKR_R_D_OS, ver,
+    set(r, "Os", cJSON_CreateString("windows")))
+DAEMON(daemon_operating_system_missing_refused, DKR_R_D_DESKTOP, inf,
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "OperatingSystem"))
+DAEMON(daemon_security_options_missing_refused, DKR_R_D_SECCOMP, inf,
+    cJSON_DeleteItemFromObjectCaseSensitive(r, "SecurityOptions"))
+DAEMON(daemon_security_options_object_refused, DKR_R_D_SECCOMP, inf,
+    set(r, "SecurityOptions", parsed("{\"a\":\"name=seccomp,"
+    "profile=default\"}")))
+DAEMON(daemon_security_option_number_refused, DKR_R_D_SECCOMP, inf,
+    set(r, "SecurityOptions", parsed("[1]")))
+DAEMON(daemon_seccomp_misspelt_refused, DKR_R_D_SECCOMP, inf,
+    set(r, "SecurityOptions", strs("name=seccomP,profile=default", NULL)))
+
+/* Either daemon document not JSON: named so, in the return and why. */
+ATF_TC_WITHOUT_HEAD(daemon_malformed_refused);
+ATF_TC_BODY(daemon_malformed_refused, tc)
+{
+	char	 why[DKR_WHY_BYTES], want[DKR_WHY_BYTES], *ver, *inf;
+	size_t	 vlen, ilen;
+
+	snprintf(want, sizeof(want), "refused: %s",
+	    dkr_reason_str(DKR_R_JSON));
+	ver = slurp(tc, "version.json", &vlen);
+	inf = slurp(tc, "info.json", &ilen);
+	ATF_CHECK_EQ(dkr_daemon_verify(ver, vlen, inf, ilen, why,
+	    sizeof(why)), DKR_OK);
+	ATF_CHECK_EQ(dkr_daemon_verify(ver, vlen - 2, inf, ilen, why,
+	    sizeof(why)), DKR_R_JSON);
+	ATF_CHECK_STREQ(why, want);
+	why[0] = '\0';
+	ATF_CHECK_EQ(dkr_daemon_verify(ver, vlen, inf, ilen - 2, why,
+	    sizeof(why)), DKR_R_JSON);
+	ATF_CHECK_STREQ(why, want);
+	free(ver);
+	free(inf);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, template_body_exact);
@@ -1963,5 +2722,77 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, daemon_no_seccomp_refused);
 	ATF_TP_ADD_TC(tp, daemon_seccomp_unconfined_refused);
 	ATF_TP_ADD_TC(tp, exit_status_outcomes);
+	/* dkr_verify.c under mutation */
+	ATF_TP_ADD_TC(tp, reason_buffer_bounds);
+	ATF_TP_ADD_TC(tp, inspect_size_bound);
+	ATF_TP_ADD_TC(tp, inspect_trailing_blanks_verify);
+	ATF_TP_ADD_TC(tp, inspect_trailing_garbage_refused);
+	ATF_TP_ADD_TC(tp, inspect_in_array_refused);
+	ATF_TP_ADD_TC(tp, verifiers_free_documents);
+	ATF_TP_ADD_TC(tp, duplicate_key_same_value_refused);
+	ATF_TP_ADD_TC(tp, key_other_case_refused);
+	ATF_TP_ADD_TC(tp, config_null_refused);
+	ATF_TP_ADD_TC(tp, stop_timeout_other_refused);
+	ATF_TP_ADD_TC(tp, stop_timeout_string_refused);
+	ATF_TP_ADD_TC(tp, config_volumes_string_refused);
+	ATF_TP_ADD_TC(tp, env_as_object_refused);
+	ATF_TP_ADD_TC(tp, env_not_string_refused);
+	ATF_TP_ADD_TC(tp, env_empty_refused);
+	ATF_TP_ADD_TC(tp, masked_paths_missing_refused);
+	ATF_TP_ADD_TC(tp, masked_paths_kcore_missing_refused);
+	ATF_TP_ADD_TC(tp, masked_paths_number_refused);
+	ATF_TP_ADD_TC(tp, mounts_as_object_refused);
+	ATF_TP_ADD_TC(tp, hc_mounts_as_object_refused);
+	ATF_TP_ADD_TC(tp, hc_init_mount_other_source_refused);
+	ATF_TP_ADD_TC(tp, hc_mount_bind_option_extra_refused);
+	ATF_TP_ADD_TC(tp, hc_mount_tmpfs_options_refused);
+	ATF_TP_ADD_TC(tp, hc_mount_consistency_refused);
+	ATF_TP_ADD_TC(tp, state_paused_refused);
+	ATF_TP_ADD_TC(tp, open_stdin_off_refused);
+	ATF_TP_ADD_TC(tp, attach_stdin_off_refused);
+	ATF_TP_ADD_TC(tp, attach_stdout_off_refused);
+	ATF_TP_ADD_TC(tp, attach_stderr_off_refused);
+	ATF_TP_ADD_TC(tp, labels_instance_other_refused);
+	ATF_TP_ADD_TC(tp, labels_session_other_refused);
+	ATF_TP_ADD_TC(tp, workdir_other_refused);
+	ATF_TP_ADD_TC(tp, exposed_ports_refused);
+	ATF_TP_ADD_TC(tp, ulimits_missing_refused);
+	ATF_TP_ADD_TC(tp, ulimit_name_not_string_refused);
+	ATF_TP_ADD_TC(tp, exposed_ports_empty_verifies);
+	ATF_TP_ADD_TC(tp, id_malformed_refused);
+	ATF_TP_ADD_TC(tp, state_only_asked);
+	ATF_TP_ADD_TC(tp, env_max_verifies);
+	ATF_TP_ADD_TC(tp, argv_max_verifies);
+	ATF_TP_ADD_TC(tp, user_deadline_max_verify);
+	ATF_TP_ADD_TC(tp, server_mounts_max_verify);
+	ATF_TP_ADD_TC(tp, create_id_bounds);
+	ATF_TP_ADD_TC(tp, create_id_not_string_refused);
+	ATF_TP_ADD_TC(tp, config_missing_refused);
+	ATF_TP_ADD_TC(tp, core_soft_unlimited_refused);
+	ATF_TP_ADD_TC(tp, core_hard_unlimited_refused);
+	ATF_TP_ADD_TC(tp, ulimit_name_unknown_refused);
+	ATF_TP_ADD_TC(tp, secopt_not_string_refused);
+	ATF_TP_ADD_TC(tp, seccomp_not_string_refused);
+	ATF_TP_ADD_TC(tp, tmpfs_empty_verifies);
+	ATF_TP_ADD_TC(tp, sysctls_empty_verifies);
+	ATF_TP_ADD_TC(tp, log_options_refused);
+	ATF_TP_ADD_TC(tp, restart_retries_refused);
+	ATF_TP_ADD_TC(tp, readonly_paths_proc_sys_missing_refused);
+	ATF_TP_ADD_TC(tp, networks_missing_refused);
+	ATF_TP_ADD_TC(tp, networks_empty_refused);
+	ATF_TP_ADD_TC(tp, networks_bridge_only_refused);
+	ATF_TP_ADD_TC(tp, secopt_as_object_refused);
+	ATF_TP_ADD_TC(tp, seccomp_key_other_case_refused);
+	ATF_TP_ADD_TC(tp, seccomp_malformed_refused);
+	ATF_TP_ADD_TC(tp, inspect_weak_template_refused);
+	ATF_TP_ADD_TC(tp, malformed_reason_named);
+	ATF_TP_ADD_TC(tp, daemon_api_versions);
+	ATF_TP_ADD_TC(tp, daemon_version_os_refused);
+	ATF_TP_ADD_TC(tp, daemon_operating_system_missing_refused);
+	ATF_TP_ADD_TC(tp, daemon_security_options_missing_refused);
+	ATF_TP_ADD_TC(tp, daemon_security_options_object_refused);
+	ATF_TP_ADD_TC(tp, daemon_security_option_number_refused);
+	ATF_TP_ADD_TC(tp, daemon_seccomp_misspelt_refused);
+	ATF_TP_ADD_TC(tp, daemon_malformed_refused);
 	return atf_no_error();
 }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "imsg.h"
+#include "memcap.h"
 
 /* Linux's, for a libc whose headers predate it */
 #ifndef SO_PASSPIDFD
@@ -1010,81 +1011,23 @@ ATF_TC_BODY(read_interrupted_is_not_eof, tc)
 	close_pair(&a, &b, s);
 }
 
-/*
- * Memory exhaustion, for real: a child caps its address space at what it
- * uses and takes every allocation the heap can still give (ASan's
- * allocator does not live under such a cap: those cases skip there).
- */
-static size_t
-vm_bytes(void)
-{
-	unsigned long	 pages;
-	FILE		*f;
-
-	if ((f = fopen("/proc/self/statm", "r")) == NULL)
-		_exit(2);
-	if (fscanf(f, "%lu", &pages) != 1)
-		_exit(2);
-	fclose(f);
-	return pages * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-static void
-exhaust_memory(void)
-{
-	static const size_t	 sizes[] = { 4096, 256, 64, 16, 1 };
-	struct rlimit		 rl;
-	size_t			 i, k;
-
-	rl.rlim_cur = rl.rlim_max = vm_bytes();
-	if (setrlimit(RLIMIT_AS, &rl) == -1)
-		_exit(2);
-	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		for (i = 0; i < 100000000; i++)
-			if (malloc(sizes[k]) == NULL)
-				break;
-		if (i == 100000000)
-			_exit(3);
-	}
-}
-
-static void
-skip_under_asan(void)
-{
-#ifdef __SANITIZE_ADDRESS__
-	atf_tc_skip("an address space cap and ASan do not mix");
-#endif
-}
-
-/* A child's exit status is its verdict: 0 passes, anything else names why. */
-static void
-child_passes(pid_t pid)
-{
-	int	 status;
-
-	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
-	ATF_REQUIRE_MSG(WIFEXITED(status), "child killed by signal %d",
-	    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	ATF_REQUIRE_EQ_MSG(WEXITSTATUS(status), 0, "child verdict %d",
-	    WEXITSTATUS(status));
-}
-
 ATF_TC_WITHOUT_HEAD(init_without_memory_fails_enomem);
 ATF_TC_BODY(init_without_memory_fails_enomem, tc)
 {
 	struct imsgbuf	 ib;
 	pid_t		 pid;
 
-	skip_under_asan();
+	memcap_skip_under_asan();
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
-		exhaust_memory();
+		memcap_limit(0);
+		memcap_exhaust();
 		errno = 0;
 		if (imsgbuf_init(&ib, -1) != -1)
 			_exit(10);
 		_exit(errno == ENOMEM ? 0 : 11);
 	}
-	child_passes(pid);
+	memcap_child_passes(pid);
 }
 
 ATF_TC_WITHOUT_HEAD(set_maxsize_without_memory_keeps_buffer);
@@ -1094,12 +1037,13 @@ ATF_TC_BODY(set_maxsize_without_memory_keeps_buffer, tc)
 	unsigned char	*old;
 	pid_t		 pid;
 
-	skip_under_asan();
+	memcap_skip_under_asan();
 	ATF_REQUIRE(imsgbuf_init(&ib, -1) == 0);
 	old = ib.rbuf;
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
-		exhaust_memory();
+		memcap_limit(0);
+		memcap_exhaust();
 		errno = 0;
 		if (imsgbuf_set_maxsize(&ib, MAX_IMSG_LIMIT_BYTES) != -1)
 			_exit(10);
@@ -1109,7 +1053,7 @@ ATF_TC_BODY(set_maxsize_without_memory_keeps_buffer, tc)
 			_exit(12);
 		_exit(0);
 	}
-	child_passes(pid);
+	memcap_child_passes(pid);
 	imsgbuf_clear(&ib);
 }
 
@@ -1132,10 +1076,11 @@ ATF_TC_BODY(get_without_memory_keeps_message, tc)
 	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
 	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
 	ATF_REQUIRE_EQ(b.rlen, IMSG_HEADER_SIZE + sizeof(data));
-	skip_under_asan();
+	memcap_skip_under_asan();
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
-		exhaust_memory();
+		memcap_limit(0);
+		memcap_exhaust();
 		errno = 0;
 		if (imsgbuf_get(&b, &imsg) != -1)
 			_exit(10);
@@ -1145,7 +1090,7 @@ ATF_TC_BODY(get_without_memory_keeps_message, tc)
 			_exit(12);
 		_exit(0);
 	}
-	child_passes(pid);
+	memcap_child_passes(pid);
 	close_pair(&a, &b, s);
 }
 
@@ -1162,17 +1107,18 @@ ATF_TC_BODY(get_empty_message_needs_no_memory, tc)
 	    NULL, 0), 1);
 	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
 	ATF_REQUIRE_EQ(imsgbuf_read(&b), 1);
-	skip_under_asan();
+	memcap_skip_under_asan();
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
-		exhaust_memory();
+		memcap_limit(0);
+		memcap_exhaust();
 		if (imsgbuf_get(&b, &imsg) != 1)
 			_exit(10);
 		if (imsg_get_len(&imsg) != 0 || imsg.data != NULL)
 			_exit(11);
 		_exit(0);
 	}
-	child_passes(pid);
+	memcap_child_passes(pid);
 	close_pair(&a, &b, s);
 }
 
@@ -1184,14 +1130,15 @@ ATF_TC_BODY(compose_without_memory_closes_fd, tc)
 	pid_t		 pid;
 	int		 p[2];
 
-	skip_under_asan();
+	memcap_skip_under_asan();
 	memset(data, 'c', sizeof(data));
 	ATF_REQUIRE(imsgbuf_init(&ib, -1) == 0);
 	imsgbuf_allow_fdpass(&ib);
 	ATF_REQUIRE(pipe2(p, O_CLOEXEC) == 0);
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
-		exhaust_memory();
+		memcap_limit(0);
+		memcap_exhaust();
 		errno = 0;
 		if (imsg_compose(&ib, TEST_TYPE, 0, 0, p[1], data,
 		    sizeof(data)) != -1)
@@ -1204,7 +1151,7 @@ ATF_TC_BODY(compose_without_memory_closes_fd, tc)
 			_exit(13);
 		_exit(0);
 	}
-	child_passes(pid);
+	memcap_child_passes(pid);
 	imsgbuf_clear(&ib);
 	close(p[0]);
 	close(p[1]);
@@ -1820,7 +1767,7 @@ ATF_TC_BODY(flush_sleeps_until_reader_drains, tc)
 	/* it waited in poll(2), not in a loop of writes */
 	cpu = cpu_ms() - cpu;
 	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
-	child_passes(pid);
+	memcap_child_passes(pid);
 	ATF_REQUIRE_MSG(cpu < READER_DELAY_MS / 10, "flush took %ld ms "
 	    "of CPU", cpu);
 	close_pair(&a, &b, s);
@@ -1841,7 +1788,7 @@ ATF_TC_BODY(flush_interrupted_poll_continues, tc)
 	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
 	stop_ticks();
 	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
-	child_passes(pid);
+	memcap_child_passes(pid);
 	close_pair(&a, &b, s);
 }
 
@@ -1863,7 +1810,7 @@ ATF_TC_BODY(flush_interrupted_send_continues, tc)
 	ATF_REQUIRE_EQ(imsgbuf_flush(&a), 0);
 	stop_ticks();
 	ATF_REQUIRE_EQ(imsgbuf_queuelen(&a), 0);
-	child_passes(pid);
+	memcap_child_passes(pid);
 	close_pair(&a, &b, s);
 }
 
@@ -1897,7 +1844,7 @@ ATF_TC_BODY(flush_poll_error_returned, tc)
 			_exit(12);
 		_exit(0);
 	}
-	child_passes(pid);
+	memcap_child_passes(pid);
 	close_pair(&a, &b, s);
 }
 

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "mcp.h"
+#include "../common/memcap.h"
 #include "sha256.h"
 
 #define TIMEOUT_MS	500		/* the client's deadline in tests */
@@ -2594,72 +2595,7 @@ ATF_TC_BODY(initialize_writes_request_then_notification_line, tc)
 	mcp_close(&c);
 }
 
-/*
- * Allocation failures, produced for real: a child whose address space
- * is capped just above what it uses.  Not under ASan, whose shadow
- * memory such a cap forbids.
- */
-static size_t
-vm_bytes(void)
-{
-	unsigned long	 pages;
-	FILE		*f;
-
-	ATF_REQUIRE((f = fopen("/proc/self/statm", "r")) != NULL);
-	ATF_REQUIRE(fscanf(f, "%lu", &pages) == 1);
-	fclose(f);
-	return pages * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-static void
-cap_memory(size_t more)
-{
-	struct rlimit	 rl;
-
-	rl.rlim_cur = rl.rlim_max = vm_bytes() + more;
-	if (setrlimit(RLIMIT_AS, &rl) == -1)
-		_exit(2);
-}
-
-/* Every allocation the heap can still give, down to a byte's, taken. */
-static void
-exhaust_heap(void)
-{
-	static const size_t	 sizes[] = { 4096, 256, 64, 16, 1 };
-	size_t			 i, k;
-
-	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		for (i = 0; i < 100000000; i++)
-			if (malloc(sizes[k]) == NULL)
-				break;
-		if (i == 100000000)
-			_exit(3);
-	}
-}
-
-static int
-asan(void)
-{
-#ifdef __SANITIZE_ADDRESS__
-	return 1;
-#else
-	return 0;
-#endif
-}
-
-/* The child's exit: 0 when the client refused with MCP_E_SYSTEM, kept
- * no buffer and left the descriptors open. */
-static void
-child_checked(pid_t pid)
-{
-	int	 status;
-
-	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
-	ATF_REQUIRE_MSG(WIFEXITED(status), "the child died");
-	ATF_CHECK_MSG(WEXITSTATUS(status) == 0, "the child's exit: %d",
-	    WEXITSTATUS(status));
-}
-
+/* Allocation failures, produced for real (memcap.h). */
 ATF_TC_WITHOUT_HEAD(open_buffers_not_allocated_refused_none_kept);
 ATF_TC_BODY(open_buffers_not_allocated_refused_none_kept, tc)
 {
@@ -2668,8 +2604,7 @@ ATF_TC_BODY(open_buffers_not_allocated_refused_none_kept, tc)
 	int			 p[2];
 	pid_t			 pid;
 
-	if (asan())
-		atf_tc_skip("an address space cap and ASan do not mix");
+	memcap_skip_under_asan();
 	no_sigpipe();
 	ATF_REQUIRE(pipe(p) == 0);
 	memset(&lim, 0, sizeof(lim));
@@ -2677,7 +2612,7 @@ ATF_TC_BODY(open_buffers_not_allocated_refused_none_kept, tc)
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
 		/* room for the first response buffer, not the second */
-		cap_memory(MCP_RESPONSE_MAX_BYTES + MCP_RESPONSE_MAX_BYTES / 2);
+		memcap_limit(MCP_RESPONSE_MAX_BYTES + MCP_RESPONSE_MAX_BYTES / 2);
 		if (mcp_open(&c, p[1], p[0], &lim) != MCP_E_SYSTEM)
 			_exit(10);
 		if (c.rbuf != NULL || c.cbuf != NULL)
@@ -2686,7 +2621,7 @@ ATF_TC_BODY(open_buffers_not_allocated_refused_none_kept, tc)
 			_exit(12);
 		_exit(0);
 	}
-	child_checked(pid);
+	memcap_child_passes(pid);
 }
 
 ATF_TC_WITHOUT_HEAD(stream_head_not_allocated_refused);
@@ -2697,14 +2632,13 @@ ATF_TC_BODY(stream_head_not_allocated_refused, tc)
 	int				 sv[2];
 	pid_t				 pid;
 
-	if (asan())
-		atf_tc_skip("an address space cap and ASan do not mix");
+	memcap_skip_under_asan();
 	no_sigpipe();
 	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
-		cap_memory(0);
-		exhaust_heap();
+		memcap_limit(0);
+		memcap_exhaust();
 		if (mcp_open_stream(&c, sv[0], head, sizeof(head), NULL) !=
 		    MCP_E_SYSTEM)
 			_exit(10);
@@ -2712,7 +2646,7 @@ ATF_TC_BODY(stream_head_not_allocated_refused, tc)
 			_exit(12);
 		_exit(0);
 	}
-	child_checked(pid);
+	memcap_child_passes(pid);
 }
 
 /*

@@ -2766,6 +2766,23 @@ peer_client(struct mcp_client *c, struct peer *p, unsigned int timeout_ms)
 	peer_client_tools(c, p, timeout_ms, 0);
 }
 
+/* The peer started on its steps, the client on it, its tools listed. */
+static void
+peer_listed(struct mcp_client *c, struct peer *p,
+    const struct peer_step *steps, size_t n)
+{
+	peer_start(p, steps, n);
+	peer_client(c, p, 5000);
+	ATF_REQUIRE_EQ(mcp_list_tools(c), MCP_OK);
+}
+
+static void
+peer_done(struct mcp_client *c, struct peer *p)
+{
+	mcp_close(c);
+	peer_stop(p);
+}
+
 ATF_TC_WITHOUT_HEAD(list_pages_requested_with_exact_params);
 ATF_TC_BODY(list_pages_requested_with_exact_params, tc)
 {
@@ -2779,17 +2796,14 @@ ATF_TC_BODY(list_pages_requested_with_exact_params, tc)
 	struct peer		 p;
 	char			 line[1024];
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	ATF_CHECK_STREQ(peer_line(3, line, sizeof(line)),
 	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\","
 	    "\"params\":{}}");
 	ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)),
 	    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\","
 	    "\"params\":{\"cursor\":\"c1\"}}");
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /* nextCursor: a number, then strings of 1024 bytes quoted and 1025. */
@@ -2823,8 +2837,7 @@ cursor_case(const char *cursor, enum mcp_error want)
 		    cursor);
 		ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)), sent);
 	}
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 ATF_TC_WITHOUT_HEAD(list_cursor_not_a_string_refused);
@@ -2867,16 +2880,13 @@ ATF_TC_BODY(relist_configured_tool_appearing_fatal, tc)
 	struct mcp_client	 c;
 	struct peer		 p;
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	ATF_CHECK_EQ(mcp_tool_state(&c, "echo"), MCP_TOOL_CONFIGURED);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CHANGED);
 	ATF_CHECK_STREQ(c.changed, "echo");
 	ATF_CHECK(memcmp(c.changed_was, zero, sizeof(zero)) == 0);
 	ATF_CHECK(memcmp(c.changed_now, zero, sizeof(zero)) != 0);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /* A name one byte longer than any tool's is no listed tool's. */
@@ -2893,13 +2903,10 @@ ATF_TC_BODY(tool_state_longer_name_not_truncated, tc)
 	struct peer		 p;
 
 	ATF_REQUIRE_EQ(strlen(N63), MCP_NAME_BYTES - 1);
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	ATF_CHECK_EQ(mcp_tool_state(&c, N63), MCP_TOOL_DISCOVERED);
 	ATF_CHECK_EQ(mcp_tool_state(&c, N63 "a"), 0);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 #undef N63
 }
 
@@ -2915,15 +2922,12 @@ ATF_TC_BODY(call_without_name_or_arguments_refused, tc)
 	char			 res[256];
 	size_t			 reslen = sizeof(res);
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	ATF_CHECK_EQ(mcp_call(&c, NULL, "{}", 2, res, &reslen, NULL),
 	    MCP_E_NOT_ALLOWED);
 	ATF_CHECK_EQ(mcp_call(&c, "echo", NULL, 2, res, &reslen, NULL),
 	    MCP_E_ARGS);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /* The result in exactly its room, then in one byte less. */
@@ -2940,9 +2944,7 @@ ATF_TC_BODY(call_result_in_exact_room_one_less_too_large, tc)
 	char			 res[256];
 	size_t			 reslen;
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	memset(res, 'x', sizeof(res));
 	reslen = strlen(PEER_RESULT);
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
@@ -2955,8 +2957,7 @@ ATF_TC_BODY(call_result_in_exact_room_one_less_too_large, tc)
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_E_TOO_LARGE);
 	ATF_CHECK_EQ(res[strlen(PEER_RESULT) - 1], 'x');
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /*
@@ -2975,16 +2976,13 @@ ATF_TC_BODY(call_not_delivered_fatal, tc)
 	char			 res[256];
 	size_t			 reslen = sizeof(res);
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_E_CLOSED);
 	reslen = sizeof(res);
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_E_CLOSED);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /*
@@ -3011,8 +3009,7 @@ ATF_TC_BODY(call_after_idle_longer_than_deadline_delivered, tc)
 	ATF_REQUIRE(nanosleep(&idle, NULL) == 0);
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_OK);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /*
@@ -3031,16 +3028,13 @@ ATF_TC_BODY(garbage_between_calls_fatal_call_not_sent, tc)
 	char			 res[256], line[256];
 	size_t			 reslen = sizeof(res);
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_E_SYNTAX);
 	reslen = sizeof(res);
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_E_SYNTAX);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 	ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)), "");
 }
 
@@ -3060,9 +3054,7 @@ ATF_TC_BODY(rpc_error_not_cancelled, tc)
 	char			 res[256], line[256];
 	size_t			 reslen = sizeof(res);
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_E_RPC_ERROR);
 	reslen = sizeof(res);
@@ -3070,8 +3062,7 @@ ATF_TC_BODY(rpc_error_not_cancelled, tc)
 	    MCP_OK);
 	ATF_CHECK(strstr(peer_line(5, line, sizeof(line)),
 	    "\"method\":\"tools/call\"") != NULL);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /* Every configured place taken: a relist reads no name past them. */
@@ -3092,8 +3083,7 @@ ATF_TC_BODY(relist_with_every_place_configured, tc)
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_CHECK_EQ(mcp_tool_state(&c, "other"), 0);
 	ATF_CHECK_EQ(mcp_tool_state(&c, "echo"), MCP_TOOL_CALLABLE);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 #define PEER_CHANGED	"{\"jsonrpc\":\"2.0\",\"method\":" \
@@ -3123,8 +3113,7 @@ ATF_TC_BODY(call_after_slow_relist_has_its_own_deadline, tc)
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
 	    MCP_OK);
 	ATF_CHECK_EQ(c.relists, 1);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 /*
@@ -3148,9 +3137,7 @@ withheld_case(size_t room)
 	size_t			 reslen, i, n = strlen(PEER_RESULT);
 	char			 want = room >= n ? '\0' : 'x';
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	memset(res, 'x', sizeof(res));
 	reslen = room;
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
@@ -3162,8 +3149,7 @@ withheld_case(size_t room)
 	    (unsigned char)res[i]);
 	ATF_CHECK_MSG(res[room] == 'x', "room %zu: the byte past it written",
 	    room);
-	mcp_close(&c);
-	peer_stop(&p);
+	peer_done(&c, &p);
 }
 
 ATF_TC_WITHOUT_HEAD(result_withheld_in_exact_room_cleared);
@@ -3184,9 +3170,7 @@ ATF_TC_BODY(close_twice_harmless, tc)
 	struct mcp_client	 c;
 	struct peer		 p;
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client(&c, &p, 5000);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	peer_listed(&c, &p, steps, nitems(steps));
 	mcp_close(&c);
 	ATF_REQUIRE(is_open(0));
 	mcp_close(&c);

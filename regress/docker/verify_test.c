@@ -26,6 +26,7 @@
 
 #include "dkr.h"
 #include "dkr_seccomp.h"
+#include "cjtest.h"
 #include "fixtures/fixture.h"
 
 static char *
@@ -61,20 +62,6 @@ load(const atf_tc_t *tc, const char *name)
 	ATF_REQUIRE((root = cJSON_ParseWithLength(buf, len)) != NULL);
 	free(buf);
 	return root;
-}
-
-/* The member at a dotted path; the test fails when it is missing. */
-static cJSON *
-at(cJSON *root, const char *path)
-{
-	char	 buf[256], *p, *key;
-	cJSON	*c = root;
-
-	strlcpy(buf, path, sizeof(buf));
-	for (p = buf; (key = strsep(&p, ".")) != NULL; )
-		ATF_REQUIRE_MSG((c = cJSON_GetObjectItemCaseSensitive(c,
-		    key)) != NULL, "no %s", path);
-	return c;
 }
 
 /* Replace (or add) the member at a dotted path. */
@@ -341,7 +328,6 @@ ATF_TC_BODY(template_body_cpu_limit, tc)
  * the case is skipped.
  */
 #ifndef __SANITIZE_ADDRESS__
-void		*__libc_malloc(size_t);
 static int	 malloc_fails;
 
 void *
@@ -350,37 +336,6 @@ malloc(size_t n)
 	return malloc_fails ? NULL : __libc_malloc(n);
 }
 #endif
-
-/*
- * cJSON's allocations counted, and the one numbered fail_at (from 0)
- * refused; live is what is allocated and not yet freed.
- */
-static long	 alloc_fail_at = -1, alloc_count, alloc_live;
-
-static void *
-alloc_counted(size_t n)
-{
-	void	*p;
-
-	if (alloc_count++ == alloc_fail_at)
-		return NULL;
-#ifdef __SANITIZE_ADDRESS__
-	p = malloc(n);
-#else
-	p = __libc_malloc(n);
-#endif
-	if (p != NULL)
-		alloc_live++;
-	return p;
-}
-
-static void
-free_counted(void *p)
-{
-	if (p != NULL)
-		alloc_live--;
-	free(p);
-}
 
 /*
  * Each of the body's allocations failed in turn, the others not: no

@@ -19,21 +19,8 @@
 #include "cmcp.h"
 #include "dkr.h"
 #include "dkr_seccomp.h"
+#include "cjtest.h"
 #include "fixtures/fixture.h"
-
-/* The member at a dotted path; the test fails when it is missing. */
-static cJSON *
-at(cJSON *root, const char *path)
-{
-	char	 buf[256], *p, *key;
-	cJSON	*c = root;
-
-	strlcpy(buf, path, sizeof(buf));
-	for (p = buf; (key = strsep(&p, ".")) != NULL; )
-		ATF_REQUIRE_MSG((c = cJSON_GetObjectItemCaseSensitive(c,
-		    key)) != NULL, "no %s", path);
-	return c;
-}
 
 /* Replace the member at a dotted path, which must exist. */
 static void
@@ -133,32 +120,6 @@ secopt(const char *seccomp, const char *extra)
 	if (extra != NULL)
 		ATF_REQUIRE(cJSON_AddItemToArray(a, cJSON_CreateString(extra)));
 	return a;
-}
-
-/*
- * cJSON's allocations counted, and the one numbered fail_at (from 0)
- * refused; live is what is allocated and not yet freed.
- */
-static long	 alloc_fail_at = -1, alloc_count, alloc_live;
-
-static void *
-alloc_counted(size_t n)
-{
-	void	*p;
-
-	if (alloc_count++ == alloc_fail_at)
-		return NULL;
-	if ((p = malloc(n)) != NULL)
-		alloc_live++;
-	return p;
-}
-
-static void
-free_counted(void *p)
-{
-	if (p != NULL)
-		alloc_live--;
-	free(p);
 }
 
 /*

@@ -3179,6 +3179,39 @@ ATF_TC_BODY(close_twice_harmless, tc)
 	peer_stop(&p);
 }
 
+/*
+ * The listing sorted with no memory left: heapsort(3) takes one element's
+ * room from malloc, and when it cannot the listing fails with
+ * MCP_E_SYSTEM rather than pinning an unsorted list.  Two tools, neither
+ * allowed, so nothing else of the listing allocates.
+ */
+ATF_TC_WITHOUT_HEAD(list_sort_without_memory_refused);
+ATF_TC_BODY(list_sort_without_memory_refused, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2",
+		    "{\"name\":\"b\",\"inputSchema\":{\"type\":\"object\"}},"
+		    "{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}"),
+		  0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	pid_t			 pid;
+
+	memcap_skip_under_asan();
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		memcap_limit(0);
+		memcap_exhaust();
+		_exit(mcp_list_tools(&c) == MCP_E_SYSTEM ? 0 : 10);
+	}
+	memcap_child_passes(pid);
+	peer_done(&c, &p);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
@@ -3329,5 +3362,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, call_after_slow_relist_has_its_own_deadline);
 	ATF_TP_ADD_TC(tp, result_withheld_in_exact_room_cleared);
 	ATF_TP_ADD_TC(tp, close_twice_harmless);
+	ATF_TP_ADD_TC(tp, list_sort_without_memory_refused);
 	return atf_no_error();
 }

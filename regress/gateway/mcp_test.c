@@ -3212,6 +3212,51 @@ ATF_TC_BODY(list_sort_without_memory_refused, tc)
 	peer_done(&c, &p);
 }
 
+/* mcp.c's survivors below line 1000 */
+
+ATF_TC_WITHOUT_HEAD(schema_only_for_configured_listed_tool);
+ATF_TC_BODY(schema_only_for_configured_listed_tool, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", "{\"name\":\"purchase\",\"inputSchema\":"
+		    "{\"type\":\"object\"}}," PEER_TOOL), 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	struct mcp_limits	 lim;
+	const char		*schema = NULL;
+	size_t			 len = 0;
+
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = 5000;
+	peer_start(&p, steps, nitems(steps));
+	ATF_REQUIRE_EQ(mcp_open(&c, p.wfd, p.rfd, &lim), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_allow(&c, "echo"), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_allow(&c, "ghost"), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), -1);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), 0);
+	ATF_REQUIRE(schema != NULL);
+	ATF_CHECK_EQ(len, strlen("{\"type\":\"object\"}"));
+	ATF_CHECK(memcmp(schema, "{\"type\":\"object\"}", len) == 0);
+	schema = NULL;
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "purchase", &schema, &len), -1);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "ghost", &schema, &len), -1);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "nothing", &schema, &len), -1);
+	ATF_CHECK(schema == NULL);
+	peer_done(&c, &p);
+}
+
+ATF_TC_WITHOUT_HEAD(strerror_below_ok_unknown);
+ATF_TC_BODY(strerror_below_ok_unknown, tc)
+{
+	ATF_CHECK_STREQ(mcp_strerror((enum mcp_error)(MCP_OK - 1)),
+	    "unknown error");
+	ATF_CHECK(strcmp(mcp_strerror(MCP_OK), "unknown error") != 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
@@ -3363,5 +3408,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, result_withheld_in_exact_room_cleared);
 	ATF_TP_ADD_TC(tp, close_twice_harmless);
 	ATF_TP_ADD_TC(tp, list_sort_without_memory_refused);
+	ATF_TP_ADD_TC(tp, schema_only_for_configured_listed_tool);
+	ATF_TP_ADD_TC(tp, strerror_below_ok_unknown);
 	return atf_no_error();
 }

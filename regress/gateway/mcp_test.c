@@ -3257,6 +3257,31 @@ ATF_TC_BODY(strerror_below_ok_unknown, tc)
 	ATF_CHECK(strcmp(mcp_strerror(MCP_OK), "unknown error") != 0);
 }
 
+ATF_TC_WITHOUT_HEAD(session_end_cuts_operation_deadline);
+ATF_TC_BODY(session_end_cuts_operation_deadline, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 }, { NULL, 0, 0 },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	struct timespec		 t0, t1, end, add = { 0, 200000000 };
+	long			 ms;
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, 5000);
+	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &t0) == 0);
+	end.tv_sec = t0.tv_sec + (t0.tv_nsec + add.tv_nsec) / 1000000000;
+	end.tv_nsec = (t0.tv_nsec + add.tv_nsec) % 1000000000;
+	mcp_set_end(&c, &end);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_TIMEOUT);
+	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &t1) == 0);
+	ms = (long)(t1.tv_sec - t0.tv_sec) * 1000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ATF_CHECK_MSG(ms >= 150 && ms < 2000, "%ld ms", ms);
+	peer_done(&c, &p);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
@@ -3410,5 +3435,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, list_sort_without_memory_refused);
 	ATF_TP_ADD_TC(tp, schema_only_for_configured_listed_tool);
 	ATF_TP_ADD_TC(tp, strerror_below_ok_unknown);
+	ATF_TP_ADD_TC(tp, session_end_cuts_operation_deadline);
 	return atf_no_error();
 }

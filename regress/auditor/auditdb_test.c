@@ -1442,8 +1442,8 @@ ATF_TC_BODY(open_directory_refused, tc)
  * Triggers planted in the file run inside the store's own statements:
  * defensive mode refuses one that writes a virtual table's shadow
  * table, and an untrusted schema one that reads a virtual table that
- * is not innocuous (dbstat).  The insert is prepared at open, so the
- * store does not open.
+ * is not innocuous (fts5; dbstat is refused in any schema).  The insert
+ * is prepared at open, so the store does not open.
  */
 ATF_TC(open_refuses_planted_triggers);
 ATF_TC_HEAD(open_refuses_planted_triggers, tc)
@@ -1465,9 +1465,10 @@ ATF_TC_BODY(open_refuses_planted_triggers, tc)
 	logged_once("audit: prepare insert: sqlite error 1");
 
 	copy(DB, COPY);
-	ATF_REQUIRE_EQ(sql(COPY, "CREATE TABLE k (n);"
+	ATF_REQUIRE_EQ(sql(COPY, "CREATE VIRTUAL TABLE f USING fts5(x);"
+	    " CREATE TABLE k (n);"
 	    " CREATE TRIGGER planted AFTER INSERT ON audit_records BEGIN"
-	    " INSERT INTO k SELECT count(*) FROM dbstat; END", NULL, 0), 0);
+	    " INSERT INTO k SELECT count(*) FROM f; END", NULL, 0), 0);
 	ATF_CHECK(audit_open(COPY) == NULL);
 	logged_once("audit: prepare insert: sqlite error 1");
 
@@ -1481,7 +1482,7 @@ ATF_TC_BODY(open_refuses_planted_triggers, tc)
 	ATF_CHECK_EQ(nlogged, 0);
 }
 
-/* A view in the table's place that reads dbstat: not trusted either. */
+/* A view in the table's place that reads fts5: not trusted either. */
 ATF_TC(verify_refuses_view_of_unsafe_table);
 ATF_TC_HEAD(verify_refuses_view_of_unsafe_table, tc)
 {
@@ -1494,9 +1495,10 @@ ATF_TC_BODY(verify_refuses_view_of_unsafe_table, tc)
 	setup();
 	create(DB);
 	copy(DB, COPY);
-	ATF_REQUIRE_EQ(sql(COPY, "ALTER TABLE audit_records RENAME TO old;"
+	ATF_REQUIRE_EQ(sql(COPY, "CREATE VIRTUAL TABLE f USING fts5(x);"
+	    " ALTER TABLE audit_records RENAME TO old;"
 	    " CREATE VIEW audit_records AS SELECT * FROM old WHERE"
-	    " (SELECT count(*) FROM dbstat) > 0", NULL, 0), 0);
+	    " (SELECT count(*) FROM f) >= 0", NULL, 0), 0);
 	capture();
 	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
 	logged_once("audit: prepare select: sqlite error 1");
@@ -2109,6 +2111,51 @@ ATF_TC_BODY(show_write_failure_reported, tc)
 	fclose(fp);
 }
 
+/*
+ * The writes at open fail for real under a file size limit: the warm-up
+ * commit when the -wal cannot take one frame, the -wal's blocks when it
+ * cannot take them all.  Each refuses the open, with its own message.
+ */
+static int
+open_under_limit(rlim_t bytes, const char *want)
+{
+	struct rlimit	 rl;
+	pid_t		 pid;
+	int		 status;
+
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		capture();
+		if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR ||
+		    getrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(10);
+		rl.rlim_cur = bytes;
+		if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(11);
+		if (audit_open(DB) != NULL)
+			_exit(12);
+		fprintf(stderr, "logged: %s", logged);
+		_exit(nlogged == 1 && strncmp(logged, want, strlen(want)) == 0 ?
+		    0 : 13);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE(WIFEXITED(status));
+	return (WEXITSTATUS(status));
+}
+
+ATF_TC_WITHOUT_HEAD(open_write_failure_refused);
+ATF_TC_BODY(open_write_failure_refused, tc)
+{
+	setup();
+	create(DB);
+	ATF_CHECK_EQ(open_under_limit(2048, "audit: warm-up write: sqlite "
+	    "error "), 0);
+	ATF_CHECK_EQ(open_under_limit(64 * 1024, "audit: -wal extend: sqlite "
+	    "error "), 0);
+	/* Without the limit it opens. */
+	create(DB);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, verify_intact_chain_passes);
@@ -2147,5 +2194,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, damaged_page_is_a_break);
 	ATF_TP_ADD_TC(tp, show_prints_every_field);
 	ATF_TP_ADD_TC(tp, show_write_failure_reported);
+	ATF_TP_ADD_TC(tp, open_write_failure_refused);
 	return (atf_no_error());
 }

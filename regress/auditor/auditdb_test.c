@@ -2156,6 +2156,16 @@ ATF_TC_BODY(open_write_failure_refused, tc)
 	create(DB);
 }
 
+/* audit_close() takes what a failed audit_open() returned. */
+ATF_TC_WITHOUT_HEAD(close_of_failed_open_is_noop);
+ATF_TC_BODY(close_of_failed_open_is_noop, tc)
+{
+	capture();
+	audit_close(audit_open("missing/audit.db"));
+	logged_once("audit: create missing/audit.db: No such file or "
+	    "directory");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, verify_intact_chain_passes);
@@ -2195,5 +2205,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, show_prints_every_field);
 	ATF_TP_ADD_TC(tp, show_write_failure_reported);
 	ATF_TP_ADD_TC(tp, open_write_failure_refused);
+	ATF_TP_ADD_TC(tp, close_of_failed_open_is_noop);
 	return (atf_no_error());
 }

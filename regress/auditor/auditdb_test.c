@@ -10,23 +10,32 @@
  */
 
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
 #include <atf-c.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auditdb.h"
 #include "log.h"
 #include "sha256.h"
+#include "../common/memcap.h"
 
 #define DB		"audit.db"
 #define COPY		"tampered.db"
@@ -194,6 +203,45 @@ static void
 setup(void)
 {
 	log_init(LOG_TO_STDERR, 0, 0);
+}
+
+/*
+ * The lines the store logs, kept for the tests of a refusal's cause: a
+ * failure is reported once, by the check that found it.
+ */
+static char	 logged[4096];
+static int	 nlogged;
+
+static void
+log_keep(int pri, const char *msg)
+{
+	size_t	 len = strlen(logged);
+
+	(void)pri;
+	nlogged++;
+	snprintf(logged + len, sizeof(logged) - len, "%s\n", msg);
+}
+
+static void
+capture(void)
+{
+	log_init(LOG_TO_STDERR | LOG_TO_SINK, 0, 0);
+	log_setsink(log_keep);
+	logged[0] = '\0';
+	nlogged = 0;
+}
+
+/* Exactly one line was logged since capture(), and it is want. */
+static void
+logged_once(const char *want)
+{
+	char	 line[512];
+
+	snprintf(line, sizeof(line), "%s\n", want);
+	ATF_CHECK_EQ_MSG(nlogged, 1, "%d lines logged: %s", nlogged, logged);
+	ATF_CHECK_STREQ(logged, line);
+	logged[0] = '\0';
+	nlogged = 0;
 }
 
 /*
@@ -750,9 +798,13 @@ ATF_TC_BODY(verify_refused_while_store_open, tc)
 	 * growing chain.  The failed open must not drop the lock (closing
 	 * any descriptor of the file drops a process's fcntl locks).
 	 */
+	capture();
 	ATF_CHECK(audit_open(DB) == NULL);
+	logged_once("audit: journal mode: sqlite error 5");
 	ATF_CHECK_EQ(audit_verify(DB, NULL, &bad, &n), -1);
+	logged_once("audit: database locked by another process");
 	ATF_CHECK_EQ(audit_show(DB, stdout, NULL, AUDIT_SHOW_TEXT), -1);
+	logged_once("audit: database locked by another process");
 	/* A fresh process sees only the kernel's locks, not SQLite's. */
 	ATF_CHECK_MSG(sql(DB, "SELECT count(*) FROM audit_records", NULL,
 	    0) != 0, "another process read the open store");
@@ -1259,6 +1311,869 @@ ATF_TC_BODY(wal_reuses_its_blocks, tc)
 	expect_intact(DB, &tip, 2500);
 }
 
+/*
+ * Record ar, its seq, time and prev set by the caller, inserted with a
+ * hash that matches: what someone who knows the encoding could write.
+ */
+static void
+forge(const char *path, struct audit_record *ar)
+{
+	char	 s[2048], req[AUDIT_HEX_BYTES], resp[AUDIT_HEX_BYTES];
+	char	 prev[AUDIT_HEX_BYTES], hash[AUDIT_HEX_BYTES];
+	char	 rq[AUDIT_HEX_BYTES + 2], rs[AUDIT_HEX_BYTES + 2];
+
+	audit_record_hash(ar, ar->ar_hash);
+	sha256_hex(ar->ar_request, req);
+	sha256_hex(ar->ar_response, resp);
+	sha256_hex(ar->ar_prev, prev);
+	sha256_hex(ar->ar_hash, hash);
+	snprintf(rq, sizeof(rq), "'%s'", req);
+	snprintf(rs, sizeof(rs), "'%s'", resp);
+	snprintf(s, sizeof(s), "INSERT INTO audit_records VALUES (%llu, %lld,"
+	    " '%s', '%s', '%s', '%s', '%s', '%s', '%s', '%s', %s, %s, '%s',"
+	    " '%s')", (unsigned long long)ar->ar_seq,
+	    (long long)ar->ar_time_ms, ar->ar_session,
+	    audit_kind_name(ar->ar_kind), ar->ar_operation, ar->ar_tool,
+	    audit_decision_name(ar->ar_decision), ar->ar_reason,
+	    ar->ar_label_before, ar->ar_label_after,
+	    (ar->ar_flags & AUDIT_HAS_REQUEST) ? rq : "NULL",
+	    (ar->ar_flags & AUDIT_HAS_RESPONSE) ? rs : "NULL", prev, hash);
+	ATF_REQUIRE_EQ_MSG(sql(path, s, NULL, 0), 0, "forge seq %llu",
+	    (unsigned long long)ar->ar_seq);
+}
+
+/* An empty store at path, created and closed. */
+static void
+create(const char *path)
+{
+	struct audit	*a;
+
+	ATF_REQUIRE((a = audit_open(path)) != NULL);
+	audit_close(a);
+}
+
+ATF_TC_WITHOUT_HEAD(open_in_missing_directory_refused);
+ATF_TC_BODY(open_in_missing_directory_refused, tc)
+{
+	capture();
+	ATF_CHECK(audit_open("missing/audit.db") == NULL);
+	logged_once("audit: create missing/audit.db: No such file or "
+	    "directory");
+}
+
+/*
+ * In a child, close(2) of descriptor fd fails with EIO from now on (a
+ * seccomp filter: the kernel's answer, not a stand-in for it).
+ */
+static int
+close_fails(int fd)
+{
+	struct sock_filter	 f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, fd, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog	 prog = { nitems(f), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+		return (-1);
+	return (0);
+}
+
+ATF_TC_WITHOUT_HEAD(open_close_failure_refused);
+ATF_TC_BODY(open_close_failure_refused, tc)
+{
+	pid_t	 pid;
+	int	 fd, status;
+
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		capture();
+		/* The descriptor audit_open's open(2) will get. */
+		if ((fd = open("/dev/null", O_RDONLY)) == -1 ||
+		    close(fd) == -1 || close_fails(fd) == -1)
+			_exit(10);
+		if (audit_open(DB) != NULL)
+			_exit(11);
+		_exit(nlogged == 1 && strcmp(logged, "audit: close " DB
+		    ": Input/output error\n") == 0 ? 0 : 12);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE(WIFEXITED(status));
+	ATF_CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+ATF_TC_WITHOUT_HEAD(open_without_memory_refused);
+ATF_TC_BODY(open_without_memory_refused, tc)
+{
+	pid_t	 pid;
+
+	memcap_skip_under_asan();
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		capture();
+		memcap_limit(0);
+		memcap_exhaust();
+		if (audit_open(DB) != NULL)
+			_exit(10);
+		_exit(nlogged == 1 && strcmp(logged, "audit: calloc: Cannot "
+		    "allocate memory\n") == 0 ? 0 : 11);
+	}
+	memcap_child_passes(pid);
+}
+
+ATF_TC_WITHOUT_HEAD(open_directory_refused);
+ATF_TC_BODY(open_directory_refused, tc)
+{
+	uint64_t	 bad, n;
+
+	ATF_REQUIRE(mkdir("dir.db", 0700) == 0);
+	capture();
+	ATF_CHECK(audit_open("dir.db") == NULL);
+	logged_once("audit: dir.db: sqlite open error 14");
+	/* A directory opens for reading, and its first read fails. */
+	ATF_CHECK_EQ(audit_verify("dir.db", NULL, &bad, &n), -1);
+	logged_once("audit: dir.db: sqlite open error 266");
+}
+
+/*
+ * Triggers planted in the file run inside the store's own statements:
+ * defensive mode refuses one that writes a virtual table's shadow
+ * table, and an untrusted schema one that reads a virtual table that
+ * is not innocuous (fts5; dbstat is refused in any schema).  The insert
+ * is prepared at open, so the store does not open.
+ */
+ATF_TC(open_refuses_planted_triggers);
+ATF_TC_HEAD(open_refuses_planted_triggers, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(open_refuses_planted_triggers, tc)
+{
+	struct audit	*a;
+
+	setup();
+	create(DB);
+	copy(DB, COPY);
+	ATF_REQUIRE_EQ(sql(COPY, "CREATE VIRTUAL TABLE f USING fts5(x);"
+	    " CREATE TRIGGER planted AFTER INSERT ON audit_records BEGIN"
+	    " INSERT INTO f_data VALUES (1000, x'00'); END", NULL, 0), 0);
+	capture();
+	ATF_CHECK(audit_open(COPY) == NULL);
+	logged_once("audit: prepare insert: sqlite error 1");
+
+	copy(DB, COPY);
+	ATF_REQUIRE_EQ(sql(COPY, "CREATE VIRTUAL TABLE f USING fts5(x);"
+	    " CREATE TABLE k (n);"
+	    " CREATE TRIGGER planted AFTER INSERT ON audit_records BEGIN"
+	    " INSERT INTO k SELECT count(*) FROM f; END", NULL, 0), 0);
+	ATF_CHECK(audit_open(COPY) == NULL);
+	logged_once("audit: prepare insert: sqlite error 1");
+
+	/* The same triggers, harmless, are no reason to refuse. */
+	copy(DB, COPY);
+	ATF_REQUIRE_EQ(sql(COPY, "CREATE TABLE k (n);"
+	    " CREATE TRIGGER planted AFTER INSERT ON audit_records BEGIN"
+	    " INSERT INTO k VALUES (1); END", NULL, 0), 0);
+	ATF_CHECK((a = audit_open(COPY)) != NULL);
+	audit_close(a);
+	ATF_CHECK_EQ(nlogged, 0);
+}
+
+/* A view in the table's place that reads fts5: not trusted either. */
+ATF_TC(verify_refuses_view_of_unsafe_table);
+ATF_TC_HEAD(verify_refuses_view_of_unsafe_table, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(verify_refuses_view_of_unsafe_table, tc)
+{
+	uint64_t	 bad, n;
+
+	setup();
+	create(DB);
+	copy(DB, COPY);
+	ATF_REQUIRE_EQ(sql(COPY, "CREATE VIRTUAL TABLE f USING fts5(x);"
+	    " ALTER TABLE audit_records RENAME TO old;"
+	    " CREATE VIEW audit_records AS SELECT * FROM old WHERE"
+	    " (SELECT count(*) FROM f) >= 0", NULL, 0), 0);
+	capture();
+	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
+	logged_once("audit: prepare select: sqlite error 1");
+	ATF_CHECK_EQ(audit_show(COPY, stdout, NULL, AUDIT_SHOW_TEXT), -1);
+	logged_once("audit: prepare select: sqlite error 1");
+}
+
+ATF_TC_WITHOUT_HEAD(open_refuses_file_not_database);
+ATF_TC_BODY(open_refuses_file_not_database, tc)
+{
+	char		 junk[8192];
+	uint64_t	 bad, n;
+	int		 fd;
+
+	memset(junk, 'j', sizeof(junk));
+	ATF_REQUIRE((fd = open("junk.db", O_WRONLY | O_CREAT, 0600)) != -1);
+	ATF_REQUIRE(write(fd, junk, sizeof(junk)) == sizeof(junk));
+	close(fd);
+	capture();
+	ATF_CHECK(audit_open("junk.db") == NULL);
+	logged_once("audit: journal mode: sqlite error 26");
+	ATF_CHECK_EQ(audit_verify("junk.db", NULL, &bad, &n), -1);
+	logged_once("audit: pragma: sqlite error 26");
+}
+
+/*
+ * SQLite databases that are not the store's, or not in a format this
+ * version knows: each differs from an acceptable one in one respect.
+ */
+ATF_TC(open_refuses_other_formats);
+ATF_TC_HEAD(open_refuses_other_formats, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(open_refuses_other_formats, tc)
+{
+	static const struct {
+		int		 store;	/* a store first, else a new file */
+		const char	*sql;
+	} other[] = {
+		{ 0, "PRAGMA journal_mode = WAL; PRAGMA application_id = 42" },
+		{ 0, "PRAGMA journal_mode = WAL; PRAGMA user_version = 7" },
+		{ 1, "PRAGMA user_version = 2" },
+		{ 1, "PRAGMA application_id = 0" },
+		{ 1, "PRAGMA application_id = 1668113265" },
+	};
+	struct audit	*a;
+	uint64_t	 bad, n;
+	size_t		 i;
+
+	setup();
+	create(DB);
+	for (i = 0; i < nitems(other); i++) {
+		if (other[i].store)
+			copy(DB, COPY);
+		else
+			ATF_REQUIRE(unlink(COPY) == 0 || errno == ENOENT);
+		ATF_REQUIRE_EQ(sql(COPY, other[i].sql, NULL, 0), 0);
+		capture();
+		ATF_CHECK_MSG(audit_open(COPY) == NULL, "%s", other[i].sql);
+		logged_once("audit: not an audit database of format 1");
+		ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
+		logged_once("audit: not an audit database of format 1");
+	}
+
+	/* An empty database becomes a store, but is not one to verify. */
+	ATF_REQUIRE(unlink(COPY) == 0);
+	ATF_REQUIRE_EQ(sql(COPY, "PRAGMA journal_mode = WAL", NULL, 0), 0);
+	capture();
+	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
+	logged_once("audit: not an audit database of format 1");
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	audit_close(a);
+	ATF_CHECK_EQ(nlogged, 0);
+	expect_intact(COPY, NULL, 0);
+
+	/* The store's format without its table. */
+	copy(DB, COPY);
+	ATF_REQUIRE_EQ(sql(COPY, "DROP TABLE audit_records", NULL, 0), 0);
+	capture();
+	ATF_CHECK(audit_open(COPY) == NULL);
+	logged_once("audit: prepare insert: sqlite error 1");
+	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
+	logged_once("audit: prepare select: sqlite error 1");
+	ATF_CHECK_EQ(audit_show(COPY, stdout, "s", AUDIT_SHOW_TEXT), -1);
+	logged_once("audit: prepare select: sqlite error 1");
+}
+
+/* A reader needs the -wal: a database in another journal mode is not ours. */
+ATF_TC(verify_refuses_rollback_journal);
+ATF_TC_HEAD(verify_refuses_rollback_journal, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(verify_refuses_rollback_journal, tc)
+{
+	struct audit	*a;
+	uint64_t	 bad, n;
+
+	setup();
+	create(DB);
+	copy(DB, COPY);
+	ATF_REQUIRE_EQ(sql(COPY, "PRAGMA journal_mode = DELETE", NULL, 0),
+	    0);
+	capture();
+	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
+	logged_once("audit: database is not in WAL mode");
+	ATF_CHECK_EQ(audit_show(COPY, stdout, NULL, AUDIT_SHOW_TEXT), -1);
+	logged_once("audit: database is not in WAL mode");
+	/* The store itself sets WAL mode again. */
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	audit_close(a);
+	expect_intact(COPY, NULL, 0);
+}
+
+/*
+ * A chain can be made to end near the largest seq (a forged record, as
+ * SQLite's integers are signed): the batch that would pass INT64_MAX is
+ * refused whole, the one that reaches it taken.  And a batch holds
+ * AUDIT_BATCH_MAX records, not one more.
+ */
+ATF_TC(append_batch_bounds);
+ATF_TC_HEAD(append_batch_bounds, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(append_batch_bounds, tc)
+{
+	static struct audit_record	 many[AUDIT_BATCH_MAX + 1];
+	struct audit_record		 ar[2];
+	struct audit_tip		 tip;
+	struct audit			*a;
+	size_t				 i;
+
+	setup();
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	for (i = 0; i < nitems(many); i++)
+		mkrec(&many[i], i);
+	capture();
+	ATF_CHECK(audit_append_batch(a, many, AUDIT_BATCH_MAX + 1) == -1);
+	logged_once("audit: batch of 1025 records refused");
+	ATF_CHECK(audit_append_batch(a, many, 0) == -1);
+	logged_once("audit: batch of 0 records refused");
+	ATF_CHECK(audit_append_batch(a, many, AUDIT_BATCH_MAX) == 0);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, AUDIT_BATCH_MAX);
+	ATF_CHECK_EQ(nlogged, 0);
+	audit_close(a);
+
+	create(COPY);
+	mkrec(&ar[0], 0);
+	ar[0].ar_seq = INT64_MAX - 1;
+	ar[0].ar_time_ms = 1000;
+	forge(COPY, &ar[0]);
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, INT64_MAX - 1);
+	mkrec(&ar[0], 1);
+	mkrec(&ar[1], 2);
+	capture();
+	ATF_CHECK(audit_append_batch(a, ar, 2) == -1);
+	logged_once("audit: batch of 2 records refused");
+	ATF_CHECK(audit_append_batch(a, ar, 1) == 0);
+	ATF_CHECK_EQ(ar[0].ar_seq, INT64_MAX);
+	ATF_CHECK(audit_append_batch(a, &ar[1], 1) == -1);
+	logged_once("audit: batch of 1 records refused");
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, INT64_MAX);
+	audit_close(a);
+}
+
+/*
+ * A record's time is the clock's, and never earlier than the tip's: a
+ * chain whose last record lies in the future (the clock stepped back
+ * since, here forged) continues at that time, not before it.
+ */
+ATF_TC(append_time_never_runs_back);
+ATF_TC_HEAD(append_time_never_runs_back, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(append_time_never_runs_back, tc)
+{
+	static const int64_t	 future = 4102444800000LL;	/* 2100 */
+	struct audit_record	 ar;
+	struct audit_tip	 tip;
+	struct audit		*a;
+	struct timespec		 t0, t1;
+	uint8_t			 d[AUDIT_DIGEST_BYTES];
+
+	setup();
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	/* A request digest without a response's. */
+	mkrec(&ar, 1);
+	memset(d, 0x11, sizeof(d));
+	audit_record_digest(&ar, AUDIT_HAS_REQUEST, d);
+	ATF_REQUIRE(clock_gettime(CLOCK_REALTIME, &t0) == 0);
+	ATF_REQUIRE(audit_append(a, &ar) == 0);
+	ATF_REQUIRE(clock_gettime(CLOCK_REALTIME, &t1) == 0);
+	ATF_CHECK(ar.ar_time_ms >= (int64_t)t0.tv_sec * 1000 +
+	    t0.tv_nsec / 1000000);
+	ATF_CHECK(ar.ar_time_ms <= (int64_t)t1.tv_sec * 1000 +
+	    t1.tv_nsec / 1000000);
+	audit_tip(a, &tip);
+	audit_close(a);
+
+	mkrec(&ar, 1);
+	ar.ar_seq = 2;
+	ar.ar_time_ms = future;
+	memcpy(ar.ar_prev, tip.at_hash, sizeof(ar.ar_prev));
+	forge(DB, &ar);
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	mkrec(&ar, 2);
+	ATF_REQUIRE(audit_append(a, &ar) == 0);
+	ATF_CHECK_EQ(ar.ar_seq, 3);
+	ATF_CHECK_EQ(ar.ar_time_ms, future);
+	mkrec(&ar, 3);
+	ATF_REQUIRE(audit_append(a, &ar) == 0);
+	ATF_CHECK_EQ(ar.ar_time_ms, future);
+	audit_tip(a, &tip);
+	audit_close(a);
+	expect_intact(DB, &tip, 4);
+}
+
+/*
+ * An insert that fails (a trigger planted in the file refuses seq 2):
+ * the batch is rolled back whole, and the store refuses every later
+ * append and sync, as after a failed write.
+ */
+ATF_TC(append_failure_rolls_back_batch);
+ATF_TC_HEAD(append_failure_rolls_back_batch, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(append_failure_rolls_back_batch, tc)
+{
+	struct audit_record	 ar[3];
+	struct audit_tip	 tip;
+	struct audit		*a;
+	int			 i;
+
+	setup();
+	create(DB);
+	ATF_REQUIRE_EQ(sql(DB, "CREATE TRIGGER planted BEFORE INSERT ON"
+	    " audit_records WHEN NEW.seq = 2 BEGIN"
+	    " SELECT RAISE(ABORT, 'planted'); END", NULL, 0), 0);
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	for (i = 0; i < 3; i++)
+		mkkind(&ar[i], AUDIT_K_CALL_START);
+	capture();
+	ATF_CHECK(audit_append_batch(a, ar, 3) == -1);
+	logged_once("audit: insert: sqlite error 1811");
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, 0);
+	ATF_CHECK_EQ(audit_durable(a), 0);
+	ATF_CHECK(audit_append(a, &ar[0]) == -1);
+	logged_once("audit: append refused after an earlier failure");
+	ATF_CHECK(audit_sync(a) == -1);
+	logged_once("audit: sync refused after an earlier failure");
+	audit_close(a);
+	expect_intact(DB, NULL, 0);
+
+	/* One record at a time: the first is committed, the second not. */
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	ATF_CHECK(audit_append(a, &ar[0]) == 0);
+	ATF_CHECK(audit_append(a, &ar[1]) == -1);
+	logged_once("audit: insert: sqlite error 1811");
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, 1);
+	audit_close(a);
+	expect_intact(DB, &tip, 1);
+}
+
+ATF_TC_WITHOUT_HEAD(verify_refuses_empty_tip_not_genesis);
+ATF_TC_BODY(verify_refuses_empty_tip_not_genesis, tc)
+{
+	struct audit_tip	 tip;
+	uint64_t		 bad, n;
+
+	setup();
+	create(DB);
+	memset(&tip, 0, sizeof(tip));
+	tip.at_hash[31] = 1;
+	capture();
+	ATF_CHECK_EQ(audit_verify(DB, &tip, &bad, &n), -1);
+	logged_once("audit: tip with seq 0 is not the genesis");
+	tip.at_hash[31] = 0;
+	tip.at_hash[0] = 0x80;
+	ATF_CHECK_EQ(audit_verify(DB, &tip, &bad, &n), -1);
+	logged_once("audit: tip with seq 0 is not the genesis");
+	/* With seq 1 that hash is an ordinary tip the chain lacks. */
+	tip.at_seq = 1;
+	ATF_CHECK_EQ(audit_verify(DB, &tip, &bad, &n), AUDIT_VERIFY_BROKEN);
+	ATF_CHECK_EQ(bad, 1);
+	ATF_CHECK_EQ(nlogged, 0);
+}
+
+#define LOOSEN	"ALTER TABLE audit_records RENAME TO strict_records;"	\
+		" CREATE TABLE audit_records (seq INTEGER PRIMARY KEY,"	\
+		" time, session, kind, operation, tool, decision, reason,"	\
+		" label_before, label_after, request_sha256,"		\
+		" response_sha256, prev_hash, hash);"			\
+		" INSERT INTO audit_records SELECT * FROM strict_records;" \
+		" DROP TABLE strict_records"
+
+/*
+ * An intruder can replace the table by one without STRICT and checks
+ * and store what audit_append() never writes.  Each case is a single
+ * record whose hash matches what a reader that skipped the one check
+ * would make of it: the store does not continue from it, verify breaks
+ * at it, show stops at it.
+ */
+ATF_TC(malformed_record_refused_by_each_check);
+ATF_TC_HEAD(malformed_record_refused_by_each_check, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(malformed_record_refused_by_each_check, tc)
+{
+	static const struct {
+		int		 field;		/* in the forged record */
+		const char	*value;
+		const char	*set;		/* then, in the table */
+	} bad[] = {
+		{ 's', NULL, NULL },				/* seq 0 */
+		{ 't', NULL, NULL },				/* time -1 */
+		{ 0, NULL, "time = CAST(time AS TEXT)" },
+		{ 0, NULL, "kind = CAST(kind AS BLOB)" },
+		{ 0, NULL, "kind = 'nonsense'" },
+		/* A name's prefix, and one as long as another name. */
+		{ 'k', NULL, "kind = 'session_star'" },
+		{ 'K', NULL, "kind = 'xecision'" },
+		{ 0, NULL, "decision = CAST(decision AS BLOB)" },
+		{ 0, NULL, "decision = 'maybe'" },
+		{ 'd', NULL, "decision = 'allo'" },
+		{ 'D', NULL, "decision = 'xone'" },
+		{ AUDIT_F_SESSION, "5", "session = 5" },
+		{ 0, NULL, "session = CAST(session AS BLOB)" },
+		{ 0, NULL, "session = session || char(0) || 'x'" },
+		{ 0, NULL, "operation = CAST(operation AS BLOB)" },
+		{ 0, NULL, "tool = CAST(tool AS BLOB)" },
+		{ 0, NULL, "reason = CAST(reason AS BLOB)" },
+		{ 0, NULL, "label_before = CAST(label_before AS BLOB)" },
+		{ 0, NULL, "label_after = CAST(label_after AS BLOB)" },
+		/* 63 bytes are a name (show_prints_every_field), 64 not. */
+		{ 0, NULL, "tool = printf('%.64c', 'n')" },
+		{ 0, NULL, "label_after = printf('%.4000c', 'x')" },
+		{ 0, NULL, "request_sha256 = CAST(request_sha256 AS BLOB)" },
+		{ 0, NULL, "response_sha256 = CAST(response_sha256 AS BLOB)" },
+		{ 0, NULL, "prev_hash = CAST(prev_hash AS BLOB)" },
+		{ 0, NULL, "prev_hash = NULL" },
+		{ 0, NULL, "hash = CAST(hash AS BLOB)" },
+		{ 0, NULL, "hash = NULL" },
+		{ 'r', "Rule", NULL },		/* only the record check */
+	};
+	struct audit_record	 ar;
+	char			 s[512], out[OUT_BYTES];
+	FILE			*fp;
+	uint64_t		 n;
+	size_t			 i;
+
+	setup();
+	create(DB);
+	ATF_REQUIRE_EQ(sql(DB, LOOSEN, NULL, 0), 0);
+	for (i = 0; i < nitems(bad); i++) {
+		copy(DB, COPY);
+		mkrec(&ar, VICTIM - 1);
+		ar.ar_seq = 1;
+		ar.ar_time_ms = 1000;
+		switch (bad[i].field) {
+		case 's':
+			ar.ar_seq = 0;
+			break;
+		case 't':
+			ar.ar_time_ms = -1;
+			break;
+		case 'k':
+			ar.ar_kind = AUDIT_K_SESSION_START;
+			break;
+		case 'K':
+			ar.ar_kind = AUDIT_K_DECISION;
+			break;
+		case 'd':
+			ar.ar_decision = AUDIT_D_ALLOW;
+			break;
+		case 'D':
+			ar.ar_decision = AUDIT_D_NONE;
+			break;
+		case 'r':
+			strlcpy(ar.ar_reason, bad[i].value,
+			    sizeof(ar.ar_reason));
+			break;
+		case 0:
+			break;
+		default:
+			ATF_REQUIRE(audit_record_set(&ar, bad[i].field,
+			    bad[i].value) == 0);
+		}
+		forge(COPY, &ar);
+		if (bad[i].set != NULL) {
+			snprintf(s, sizeof(s), "UPDATE audit_records SET %s",
+			    bad[i].set);
+			ATF_REQUIRE_EQ(sql(COPY, s, NULL, 0), 0);
+		}
+		snprintf(s, sizeof(s), "case %zu", i);
+		capture();
+		ATF_CHECK_MSG(audit_open(COPY) == NULL, "%s", s);
+		logged_once("audit: last record is malformed");
+		expect_break(COPY, NULL, 1, s);
+		ATF_CHECK_EQ_MSG(nlogged, 0, "%s: %s", s, logged);
+		ATF_REQUIRE((fp = fmemopen(out, sizeof(out), "w")) != NULL);
+		ATF_CHECK_MSG(audit_show(COPY, fp, NULL, AUDIT_SHOW_TEXT) ==
+		    -1, "%s", s);
+		n = ftell(fp);
+		fclose(fp);
+		ATF_CHECK_EQ_MSG(n, 0, "%s", s);
+		logged_once("audit: malformed record after seq 0");
+	}
+}
+
+/* The first of the page's records, by dbstat: ncell of the leaves before. */
+static int
+leaf_holding(const char *path, int seq, long *pageno)
+{
+	char	 out[OUT_BYTES], *line, *save;
+	long	 pg, ncell;
+	int	 before = 0;
+
+	ATF_REQUIRE_EQ(sql(path, "SELECT pageno, ncell FROM dbstat WHERE"
+	    " name = 'audit_records' AND pagetype = 'leaf' ORDER BY path",
+	    out, sizeof(out)), 0);
+	for (line = strtok_r(out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		ATF_REQUIRE(sscanf(line, "%ld|%ld", &pg, &ncell) == 2);
+		if (before + ncell >= seq) {
+			*pageno = pg;
+			return (before + 1);
+		}
+		before += ncell;
+	}
+	atf_tc_fail("no leaf holds seq %d", seq);
+	return (-1);
+}
+
+/*
+ * A damaged page (overwritten in the file) is a break at the first
+ * record it held; show stops there with SQLite's error.
+ */
+ATF_TC(damaged_page_is_a_break);
+ATF_TC_HEAD(damaged_page_is_a_break, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(damaged_page_is_a_break, tc)
+{
+	static char		 out[4 * OUT_BYTES];
+	struct audit_tip	 tip;
+	char			 page[4096], *p;
+	FILE			*fp;
+	long			 pageno;
+	int			 fd, first, lines;
+
+	setup();
+	build(DB, &tip);
+	copy(DB, COPY);
+	first = leaf_holding(COPY, VICTIM, &pageno);
+	ATF_REQUIRE(first > 1 && first <= VICTIM);
+	memset(page, 0xff, sizeof(page));
+	ATF_REQUIRE((fd = open(COPY, O_WRONLY)) != -1);
+	ATF_REQUIRE(pwrite(fd, page, sizeof(page), (pageno - 1) *
+	    (off_t)sizeof(page)) == sizeof(page));
+	close(fd);
+	capture();
+	expect_break(COPY, NULL, first, "damaged page");
+	expect_break(COPY, &tip, first, "damaged page, with the tip");
+	ATF_CHECK_EQ(nlogged, 0);
+
+	ATF_REQUIRE((fp = fmemopen(out, sizeof(out), "w")) != NULL);
+	ATF_CHECK(audit_show(COPY, fp, NULL, AUDIT_SHOW_TEXT) == -1);
+	fclose(fp);
+	logged_once("audit: select: sqlite error 11");
+	for (lines = 0, p = out; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	ATF_CHECK_EQ(lines, first - 1);
+}
+
+static const char *
+dash(const char *s)
+{
+	return (s[0] != '\0' ? s : "-");
+}
+
+/* The text line show prints for ar, written out here from its comment. */
+static void
+text_line(const struct audit_record *ar, char *buf, size_t len)
+{
+	char		 when[32], req[AUDIT_HEX_BYTES], resp[AUDIT_HEX_BYTES];
+	char		 prev[AUDIT_HEX_BYTES], hash[AUDIT_HEX_BYTES];
+	struct tm	 tm;
+	time_t		 t = ar->ar_time_ms / 1000;
+
+	ATF_REQUIRE(gmtime_r(&t, &tm) != NULL);
+	ATF_REQUIRE(strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm) >
+	    0);
+	sha256_hex(ar->ar_request, req);
+	sha256_hex(ar->ar_response, resp);
+	sha256_hex(ar->ar_prev, prev);
+	sha256_hex(ar->ar_hash, hash);
+	snprintf(buf, len, "%llu\t%s.%03dZ\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s"
+	    "\t%s\t%s\t%s\t%s\n", (unsigned long long)ar->ar_seq, when,
+	    (int)(ar->ar_time_ms % 1000), ar->ar_session,
+	    audit_kind_name(ar->ar_kind), dash(ar->ar_operation),
+	    dash(ar->ar_tool), audit_decision_name(ar->ar_decision),
+	    dash(ar->ar_reason), dash(ar->ar_label_before),
+	    dash(ar->ar_label_after),
+	    (ar->ar_flags & AUDIT_HAS_REQUEST) ? req : "-",
+	    (ar->ar_flags & AUDIT_HAS_RESPONSE) ? resp : "-", prev, hash);
+}
+
+/*
+ * Every field of every record, in both forms: names of one byte and of
+ * the most a name holds (63), empty ones as "-" or "", digests or not,
+ * times with their milliseconds.
+ */
+ATF_TC_WITHOUT_HEAD(show_prints_every_field);
+ATF_TC_BODY(show_prints_every_field, tc)
+{
+	static const int	 ms[] = { 7, 999, 40, 123 };
+	static char		 out[4 * OUT_BYTES];
+	struct audit_record	 ar[4];
+	char			 want[2048], line[2048], name[AUDIT_NAME_BYTES];
+	char			 req[AUDIT_HEX_BYTES], resp[AUDIT_HEX_BYTES];
+	char			 prev[AUDIT_HEX_BYTES], hash[AUDIT_HEX_BYTES];
+	FILE			*fp;
+	size_t			 i;
+	int			 f;
+
+	setup();
+	create(DB);
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	mkrec(&ar[0], VICTIM - 1);
+	mkrec(&ar[1], 4);	/* no digests, empty reason and label */
+	mkrec(&ar[2], 0);
+	mkrec(&ar[3], VICTIM - 1);
+	for (f = AUDIT_F_SESSION; f <= AUDIT_F_LABEL_AFTER; f++) {
+		ATF_REQUIRE(audit_record_set(&ar[2], f, f == AUDIT_F_REASON ?
+		    "r" : "x") == 0);
+		ATF_REQUIRE(audit_record_set(&ar[3], f, name) == 0);
+	}
+	/* Forged, for times with milliseconds of every width. */
+	for (i = 0; i < nitems(ar); i++) {
+		ar[i].ar_seq = i + 1;
+		ar[i].ar_time_ms = 1764496800000LL + 86400000LL * i + ms[i];
+		memcpy(ar[i].ar_prev, i == 0 ? audit_genesis :
+		    ar[i - 1].ar_hash, sizeof(ar[i].ar_prev));
+		forge(DB, &ar[i]);
+	}
+	expect_intact(DB, NULL, nitems(ar));
+
+	ATF_REQUIRE((fp = fmemopen(out, sizeof(out), "w")) != NULL);
+	ATF_REQUIRE(audit_show(DB, fp, NULL, AUDIT_SHOW_TEXT) == 0);
+	fclose(fp);
+	want[0] = '\0';
+	for (i = 0; i < nitems(ar); i++) {
+		text_line(&ar[i], line, sizeof(line));
+		strlcat(want, line, sizeof(want));
+	}
+	ATF_CHECK_STREQ(out, want);
+
+	ATF_REQUIRE((fp = fmemopen(out, sizeof(out), "w")) != NULL);
+	ATF_REQUIRE(audit_show(DB, fp, NULL, AUDIT_SHOW_JSON) == 0);
+	fclose(fp);
+	sha256_hex(ar[0].ar_request, req);
+	sha256_hex(ar[0].ar_response, resp);
+	sha256_hex(ar[0].ar_prev, prev);
+	sha256_hex(ar[0].ar_hash, hash);
+	snprintf(want, sizeof(want), "\"label_after\":\"%s\","
+	    "\"request_sha256\":\"%s\",\"response_sha256\":\"%s\","
+	    "\"prev_hash\":\"%s\",\"hash\":\"%s\"}\n",
+	    ar[0].ar_label_after, req, resp, prev, hash);
+	ATF_CHECK_MSG(strstr(out, want) != NULL, "%s", out);
+	ATF_CHECK(strstr(out, "\"reason\":\"\",\"label_before\":\"\",") !=
+	    NULL);
+	snprintf(want, sizeof(want), "\"tool\":\"%s\",", name);
+	ATF_CHECK(strstr(out, want) != NULL);
+}
+
+/* A write error of show's stream, in a row or at the final flush. */
+ATF_TC_WITHOUT_HEAD(show_write_failure_reported);
+ATF_TC_BODY(show_write_failure_reported, tc)
+{
+	struct audit_record	 ar;
+	struct audit_tip	 tip;
+	struct audit		*a;
+	FILE			*fp;
+
+	setup();
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	mkrec(&ar, 0);
+	ATF_REQUIRE(audit_append(a, &ar) == 0);
+	audit_close(a);
+	build(DB, &tip);
+	capture();
+	ATF_REQUIRE((fp = fopen("/dev/full", "w")) != NULL);
+	ATF_CHECK(audit_show(COPY, fp, NULL, AUDIT_SHOW_TEXT) == -1);
+	logged_once("audit: show: No space left on device");
+	fclose(fp);
+	ATF_REQUIRE((fp = fopen("/dev/full", "w")) != NULL);
+	ATF_CHECK(audit_show(DB, fp, NULL, AUDIT_SHOW_JSON) == -1);
+	logged_once("audit: show: No space left on device");
+	fclose(fp);
+}
+
+/*
+ * The writes at open fail for real under a file size limit: the warm-up
+ * commit when the -wal cannot take one frame, the -wal's blocks when it
+ * cannot take them all.  Each refuses the open, with its own message.
+ */
+static int
+open_under_limit(rlim_t bytes, const char *want)
+{
+	struct rlimit	 rl;
+	pid_t		 pid;
+	int		 status;
+
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		capture();
+		if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR ||
+		    getrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(10);
+		rl.rlim_cur = bytes;
+		if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(11);
+		if (audit_open(DB) != NULL)
+			_exit(12);
+		fprintf(stderr, "logged: %s", logged);
+		_exit(nlogged == 1 && strncmp(logged, want, strlen(want)) == 0 ?
+		    0 : 13);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE(WIFEXITED(status));
+	return (WEXITSTATUS(status));
+}
+
+ATF_TC_WITHOUT_HEAD(open_write_failure_refused);
+ATF_TC_BODY(open_write_failure_refused, tc)
+{
+	setup();
+	create(DB);
+	ATF_CHECK_EQ(open_under_limit(2048, "audit: warm-up write: sqlite "
+	    "error "), 0);
+	ATF_CHECK_EQ(open_under_limit(64 * 1024, "audit: -wal extend: sqlite "
+	    "error "), 0);
+	/* Without the limit it opens. */
+	create(DB);
+}
+
+/* audit_close() takes what a failed audit_open() returned. */
+ATF_TC_WITHOUT_HEAD(close_of_failed_open_is_noop);
+ATF_TC_BODY(close_of_failed_open_is_noop, tc)
+{
+	capture();
+	audit_close(audit_open("missing/audit.db"));
+	logged_once("audit: create missing/audit.db: No such file or "
+	    "directory");
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, verify_intact_chain_passes);
@@ -1280,5 +2195,24 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, durability_by_what_a_record_authorizes);
 	ATF_TP_ADD_TC(tp, killed_process_loses_nothing);
 	ATF_TP_ADD_TC(tp, wal_reuses_its_blocks);
+	ATF_TP_ADD_TC(tp, open_in_missing_directory_refused);
+	ATF_TP_ADD_TC(tp, open_close_failure_refused);
+	ATF_TP_ADD_TC(tp, open_without_memory_refused);
+	ATF_TP_ADD_TC(tp, open_directory_refused);
+	ATF_TP_ADD_TC(tp, open_refuses_planted_triggers);
+	ATF_TP_ADD_TC(tp, verify_refuses_view_of_unsafe_table);
+	ATF_TP_ADD_TC(tp, open_refuses_file_not_database);
+	ATF_TP_ADD_TC(tp, open_refuses_other_formats);
+	ATF_TP_ADD_TC(tp, verify_refuses_rollback_journal);
+	ATF_TP_ADD_TC(tp, append_batch_bounds);
+	ATF_TP_ADD_TC(tp, append_time_never_runs_back);
+	ATF_TP_ADD_TC(tp, append_failure_rolls_back_batch);
+	ATF_TP_ADD_TC(tp, verify_refuses_empty_tip_not_genesis);
+	ATF_TP_ADD_TC(tp, malformed_record_refused_by_each_check);
+	ATF_TP_ADD_TC(tp, damaged_page_is_a_break);
+	ATF_TP_ADD_TC(tp, show_prints_every_field);
+	ATF_TP_ADD_TC(tp, show_write_failure_reported);
+	ATF_TP_ADD_TC(tp, open_write_failure_refused);
+	ATF_TP_ADD_TC(tp, close_of_failed_open_is_noop);
 	return (atf_no_error());
 }

@@ -21,14 +21,44 @@
 static const struct json_limits	 lim32 = { 64 * 1024, 32 };
 
 static void
-check_n(const char *doc, size_t len, const struct json_limits *lim,
-    enum json_error want)
+check_at(const char *doc, size_t len, const char *buf,
+    const struct json_limits *lim, enum json_error want)
 {
 	enum json_error	 got;
 
-	got = json_check(doc, len, lim);
+	got = json_check(buf, len, lim);
 	ATF_CHECK_MSG(got == want, "document %zu bytes \"%.60s\": got \"%s\", "
 	    "want \"%s\"", len, doc, json_strerror(got), json_strerror(want));
+}
+
+/*
+ * The document is checked from a copy of exactly len bytes: a read past
+ * the end is a heap overflow that ASan reports.
+ */
+static void
+check_n(const char *doc, size_t len, const struct json_limits *lim,
+    enum json_error want)
+{
+	char	*copy = NULL;
+
+	if (doc != NULL) {
+		ATF_REQUIRE((copy = malloc(len > 0 ? len : 1)) != NULL);
+		memcpy(copy, doc, len);
+	}
+	check_at(doc, len, copy, lim, want);
+	free(copy);
+}
+
+/*
+ * The first len bytes of doc, its other bytes left readable after them:
+ * a check that looked past len would see them, and they make a document
+ * with another answer.
+ */
+static void
+check_prefix(const char *doc, size_t len, enum json_error want)
+{
+	ATF_REQUIRE(len < strlen(doc));
+	check_at(doc, len, doc, &lim32, want);
 }
 
 static void
@@ -198,6 +228,9 @@ ATF_TC_BODY(every_escape_of_rfc8259_accepted, tc)
 	accepts("\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t\"");
 	accepts("\"\\u0041\\u00e9\\u00E9\\uFFFF\\uffff\\u0001\"");
 	accepts("\"\\u2028\\u007f\"");
+	/* Both ends of each range of hex digits, read as their values. */
+	canon_is("\"\\u00A9\\u00Fa\\u0109\\u00af\"",
+	    "\"\xc2\xa9\xc3\xba\xc4\x89\xc2\xaf\"");
 }
 
 ATF_TC_WITHOUT_HEAD(invalid_escapes_refused);
@@ -214,6 +247,13 @@ ATF_TC_BODY(invalid_escapes_refused, tc)
 	check("\"\\\"", JSON_ESYNTAX);
 	check("\"abc", JSON_ESYNTAX);
 	check("\"\\u004", JSON_ESYNTAX);
+	/* The bytes just outside each range of hex digits. */
+	check("\"\\u004/\"", JSON_ESYNTAX);
+	check("\"\\u004:\"", JSON_ESYNTAX);
+	check("\"\\u004@\"", JSON_ESYNTAX);
+	check("\"\\u004G\"", JSON_ESYNTAX);
+	check("\"\\u004`\"", JSON_ESYNTAX);
+	check("\"\\u004g\"", JSON_ESYNTAX);
 }
 
 ATF_TC_WITHOUT_HEAD(raw_control_characters_in_strings_refused);
@@ -290,6 +330,10 @@ ATF_TC_BODY(well_formed_utf8_accepted, tc)
 	accepts("\"\xf0\x90\x80\x80\"");	/* U+10000 */
 	accepts("\"\xf0\x9f\x98\x80\"");	/* U+1F600 */
 	accepts("\"\xf4\x8f\xbf\xbf\"");	/* U+10FFFF */
+	/* Between F0 and F4 the second byte has the whole range. */
+	accepts("\"\xf1\x80\x80\x80\"");	/* U+40000 */
+	accepts("\"\xf1\x90\x80\x80\"");	/* U+50000 */
+	accepts("\"\xf3\xbf\xbf\xbf\"");	/* U+FFFFF */
 	accepts("{\"\xc3\xa9\":\"\xe2\x82\xac\"}");
 }
 
@@ -339,6 +383,11 @@ ATF_TC_BODY(truncated_or_stray_utf8_refused, tc)
 	check("\"\x80\"", JSON_EUTF8);
 	check("\"\xbf\"", JSON_EUTF8);
 	check("\"\xc3\xa9\xa9\"", JSON_EUTF8);
+	/* A later continuation byte out of 80..BF. */
+	check("\"\xe2\x82\x7f\"", JSON_EUTF8);
+	check("\"\xe2\x82\xc0\"", JSON_EUTF8);
+	check("\"\xf0\x9f\x7f\x80\"", JSON_EUTF8);
+	check("\"\xf0\x9f\x98\xc0\"", JSON_EUTF8);
 }
 
 ATF_TC_WITHOUT_HEAD(invalid_utf8_outside_strings_reported_as_utf8);
@@ -359,6 +408,10 @@ ATF_TC_BODY(escaped_surrogate_pairs_accepted, tc)
 	accepts("\"\\ud800\\udc00\"");
 	accepts("\"\\uDBFF\\uDFFF\"");
 	accepts("\"a\\uD83D\\uDE00b\"");
+	/* Next to the surrogates, on either side: no pair needed. */
+	accepts("\"\\uD7FF\"");
+	accepts("\"\\uE000\"");
+	accepts("\"\\uD7FFx\"");
 }
 
 ATF_TC_WITHOUT_HEAD(unpaired_escaped_surrogates_refused);
@@ -376,6 +429,12 @@ ATF_TC_BODY(unpaired_escaped_surrogates_refused, tc)
 	check("\"\\uD800\\uDBFF\"", JSON_ESURROGATE);
 	check("\"\\uD800", JSON_ESURROGATE);
 	check("\"\\uD800\\uZZZZ\"", JSON_ESYNTAX);
+	/* The code points just outside the two halves. */
+	check("\"\\uD800\\uE000\"", JSON_ESURROGATE);
+	check("\"\\uD800\\uDBFF\"", JSON_ESURROGATE);
+	/* The low half must be an escape: a backslash, then u. */
+	check("\"\\uD800xuDC00\"", JSON_ESURROGATE);
+	check("\"\\uD800\\xDC00\"", JSON_ESURROGATE);
 }
 
 ATF_TC_WITHOUT_HEAD(raw_nul_refused_anywhere);
@@ -423,6 +482,9 @@ ATF_TC_BODY(escaped_duplicate_keys_refused, tc)
 	check("{\"/\":1,\"\\/\":2}", JSON_EDUPKEY);
 	check("{\"\xf0\x9f\x98\x80\":1,\"\\ud83d\\ude00\":2}", JSON_EDUPKEY);
 	check("{\"\\n\":1,\"\\u000a\":2}", JSON_EDUPKEY);
+	/* Raw UTF-8 of three and four bytes decodes to its code point. */
+	check("{\"\xe3\x81\x82\":1,\"\\u3042\":2}", JSON_EDUPKEY);
+	check("{\"\xf1\x80\x80\x81\":1,\"\\ud8c0\\udc01\":2}", JSON_EDUPKEY);
 }
 
 ATF_TC_WITHOUT_HEAD(distinct_or_separate_keys_accepted);
@@ -444,6 +506,11 @@ ATF_TC_BODY(distinct_or_separate_keys_accepted, tc)
 	accepts("{\"chmxe\":1,\"edoda\":2}");
 	check("{\"chmxe\":1,\"edoda\":2,\"chmxe\":3}", JSON_EDUPKEY);
 	check("{\"chmxe\":1,\"edoda\":2,\"edoda\":3}", JSON_EDUPKEY);
+	accepts("{\"edoda\":1,\"chmxe\":2}");
+	/* The same hash again, of a name and one of its prefixes. */
+	accepts("{\"boozseuh\":1,\"boozs\":2}");
+	accepts("{\"boozs\":1,\"boozseuh\":2}");
+	check("{\"boozseuh\":1,\"boozs\":2,\"boozs\":3}", JSON_EDUPKEY);
 }
 
 ATF_TC_WITHOUT_HEAD(depth_at_limit_accepted_one_more_refused);
@@ -526,6 +593,8 @@ ATF_TC_BODY(invalid_limits_refused, tc)
 	check_n("1", 1, &(struct json_limits){ 8, JSON_DEPTH_MAX + 1 },
 	    JSON_ELIMITS);
 	check_n("1", 1, &(struct json_limits){ 8, JSON_DEPTH_MAX }, JSON_OK);
+	/* No buffer, but bytes said to be in it. */
+	check_n(NULL, 1, &lim32, JSON_ELIMITS);
 }
 
 ATF_TC_WITHOUT_HEAD(object_members_at_limit_accepted_one_more_refused);
@@ -717,6 +786,8 @@ ATF_TC_BODY(canonical_writes_numbers_as_shortest_round_trip, tc)
 		{ "100", "100" },
 		{ "1000", "1000" },
 		{ "1e3", "1e3" },
+		{ "10e5", "1e6" },
+		{ "100e-1", "10" },
 		{ "1.5e3", "1500" },
 		{ "123456.789e3", "123456789" },
 		{ "0.1", "0.1" },
@@ -994,6 +1065,8 @@ ATF_TC_BODY(numbers_read_as_the_nearest_double, tc)
 
 	ATF_CHECK(json_number("1e-400", 6, 0, &v) == 0 && v == 0);
 	ATF_CHECK(json_number("-0", 2, 0, &v) == 0 && v == 0 && signbit(v));
+	ATF_CHECK(json_number("-1e-400", 7, 0, &v) == 0 && v == 0 &&
+	    signbit(v));
 	ATF_CHECK(json_number("2.4703282292062328e-324", 23, 0, &v) == 0 &&
 	    v == 4.9406564584124654e-324);
 	ATF_CHECK(json_number("[ 12.5 ]", 8, 2, &v) == 0 && v == 12.5);
@@ -1179,6 +1252,168 @@ ATF_TC_BODY(readers_walk_a_validated_document, tc)
 	ATF_CHECK_EQ(json_type("x", 1, 1), JSON_INVALID);
 }
 
+ATF_TC_WITHOUT_HEAD(every_code_has_its_own_reason);
+ATF_TC_BODY(every_code_has_its_own_reason, tc)
+{
+	enum json_error	 e, f;
+
+	ATF_CHECK_STREQ(json_strerror(JSON_OK), "no error");
+	ATF_CHECK_STREQ(json_strerror(JSON_ELIMITS), "invalid limits");
+	ATF_CHECK_STREQ(json_strerror(JSON_ERANGE), "number out of range");
+	for (e = JSON_OK; e < JSON_ERROR_MAX; e++) {
+		ATF_CHECK(strcmp(json_strerror(e), "unknown error") != 0);
+		for (f = JSON_OK; f < e; f++)
+			ATF_CHECK(strcmp(json_strerror(e),
+			    json_strerror(f)) != 0);
+	}
+	ATF_CHECK_STREQ(json_strerror((enum json_error)-1), "unknown error");
+	ATF_CHECK_STREQ(json_strerror(JSON_ERROR_MAX + 1), "unknown error");
+}
+
+/*
+ * A document ends at its length, whatever bytes lie after it: here they
+ * would complete it, or give another reason.
+ */
+ATF_TC_WITHOUT_HEAD(bytes_past_the_length_never_read);
+ATF_TC_BODY(bytes_past_the_length_never_read, tc)
+{
+	/* A container cut short, its close just past the end. */
+	check_prefix("[1]", 2, JSON_ESYNTAX);
+	check_prefix("{\"a\":1}", 6, JSON_ESYNTAX);
+	check_prefix("[]", 1, JSON_ESYNTAX);
+	check_prefix("{}", 1, JSON_ESYNTAX);
+	/* A number ends at the end. */
+	check_prefix("1.5", 1, JSON_OK);
+	check_prefix("1e5", 1, JSON_OK);
+	/* A \u escape needs its four digits inside the document. */
+	check_prefix("\"\\u0000\"", 3, JSON_ESYNTAX);
+	check_prefix("\"\\u0000\"", 4, JSON_ESYNTAX);
+	check_prefix("\"\\u0000\"", 5, JSON_ESYNTAX);
+	check_prefix("\"\\u0000\"", 6, JSON_ESYNTAX);
+	/* And so does the low half of a pair, its backslash and its u. */
+	check_prefix("\"\\ud800\\udc00\"", 7, JSON_ESURROGATE);
+	check_prefix("\"\\ud800\\udc00\"", 8, JSON_ESURROGATE);
+	check_prefix("\"\\ud800\\udc00\"", 9, JSON_ESYNTAX);
+	check_prefix("\"\\ud800\\udc00\"", 12, JSON_ESYNTAX);
+	/* An end where a name or a colon should be: syntax, not UTF-8. */
+	check_prefix("{\xff", 1, JSON_ESYNTAX);
+	check_prefix("{\"a\":1,\xff", 7, JSON_ESYNTAX);
+	check_prefix("{\"a\"\xff", 4, JSON_ESYNTAX);
+}
+
+ATF_TC_WITHOUT_HEAD(member_name_must_open_with_a_quote);
+ATF_TC_BODY(member_name_must_open_with_a_quote, tc)
+{
+	check("{a\":1}", JSON_ESYNTAX);
+	check("{\"a\":1,b\":2}", JSON_ESYNTAX);
+	accepts("{\"a\":1,\"b\":2}");
+}
+
+ATF_TC_WITHOUT_HEAD(member_name_must_be_followed_by_a_colon);
+ATF_TC_BODY(member_name_must_be_followed_by_a_colon, tc)
+{
+	check("{\"a\"=1}", JSON_ESYNTAX);
+	check("{\"a\":1,\"b\"=2}", JSON_ESYNTAX);
+	check("{\"a\"", JSON_ESYNTAX);
+	check("{\"a\" ", JSON_ESYNTAX);
+	accepts("{\"a\" : 1}");
+}
+
+/*
+ * levels objects of JSON_MEMBERS_MAX members, each the member "in" of
+ * the one around it, the innermost's "in" being inner.
+ */
+static size_t
+wide_nest(char *buf, size_t bufsz, size_t levels, const char *inner)
+{
+	size_t	 len = 0, i;
+
+	for (i = 0; i < levels; i++)
+		len += snprintf(buf + len, bufsz - len, "{\"in\":");
+	len += snprintf(buf + len, bufsz - len, "%s", inner);
+	for (i = 0; i < levels; i++) {
+		len += snprintf(buf + len, bufsz - len, ",");
+		len += wide_members(buf + len, bufsz - len,
+		    JSON_MEMBERS_MAX - 1);
+		len += snprintf(buf + len, bufsz - len, "}");
+	}
+	ATF_REQUIRE(len < bufsz);
+	return len;
+}
+
+/*
+ * What a container passes to the object around it is the largest need of
+ * its children, not its last child's: here the big object comes first
+ * in an array, a small one after it, and the members of the object
+ * around the array come after both.
+ */
+ATF_TC_WITHOUT_HEAD(members_bounded_by_the_largest_child_not_the_last);
+ATF_TC_BODY(members_bounded_by_the_largest_child_not_the_last, tc)
+{
+	struct json_limits	 lim = { DOC_BYTES, 16 };
+	char			*buf;
+	size_t			 len, inner;
+
+	ATF_REQUIRE((buf = malloc(DOC_BYTES)) != NULL);
+	/* 3 x 256 + 1 members inside, 256 around: one too many. */
+	len = snprintf(buf, DOC_BYTES, "{\"t\":[");
+	len += wide_nest(buf + len, DOC_BYTES - len, 3, "{\"z\":0}");
+	len += snprintf(buf + len, DOC_BYTES - len, ",[0]],");
+	len += wide_members(buf + len, DOC_BYTES - len, JSON_MEMBERS_MAX - 1);
+	len += snprintf(buf + len, DOC_BYTES - len, "}");
+	ATF_REQUIRE(len < DOC_BYTES);
+	check_n(buf, len, &lim, JSON_EMEMBERS);
+	/* 3 x 256 inside, 256 around: exactly the table. */
+	len = snprintf(buf, DOC_BYTES, "{\"t\":[");
+	inner = wide_nest(buf + len, DOC_BYTES - len, 3, "0");
+	len += inner;
+	len += snprintf(buf + len, DOC_BYTES - len, ",[0]],");
+	len += wide_members(buf + len, DOC_BYTES - len, JSON_MEMBERS_MAX - 1);
+	len += snprintf(buf + len, DOC_BYTES - len, "}");
+	ATF_REQUIRE(len < DOC_BYTES);
+	check_n(buf, len, &lim, JSON_OK);
+	free(buf);
+}
+
+/* Each length of UTF-8, raw or escaped, and DEL, read back as written. */
+ATF_TC_WITHOUT_HEAD(readers_decode_every_utf8_length);
+ATF_TC_BODY(readers_decode_every_utf8_length, tc)
+{
+	static const char *const docs[] = {
+		"[\"\x7f\xc3\xa9\xe3\x81\x82\xf1\x80\x80\x81\"]",
+		"[\"\\u007f\\u00e9\\u3042\\ud8c0\\udc01\"]",
+	};
+	const char	*want = "\x7f\xc3\xa9\xe3\x81\x82\xf1\x80\x80\x81";
+	char		 s[16];
+	size_t		 i, len, n;
+
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		len = strlen(docs[i]);
+		ATF_REQUIRE(json_check(docs[i], len, &lim32) == JSON_OK);
+		ATF_CHECK(json_string_equal(docs[i], len, 1, want));
+		ATF_CHECK(json_string_copy(docs[i], len, 1, s, sizeof(s),
+		    &n) == 0);
+		ATF_CHECK_EQ(n, strlen(want));
+		ATF_CHECK_STREQ(s, want);
+	}
+}
+
+/* A string longer than the C string is not equal to it. */
+ATF_TC_WITHOUT_HEAD(string_equal_refuses_a_longer_string);
+ATF_TC_BODY(string_equal_refuses_a_longer_string, tc)
+{
+	char	*a;
+
+	/* On the heap, exactly its bytes: a read past them is reported. */
+	ATF_REQUIRE((a = strdup("a")) != NULL);
+	ATF_CHECK(json_string_equal("\"a\"", 3, 0, a));
+	ATF_CHECK(!json_string_equal("\"aa\"", 4, 0, a));
+	ATF_CHECK(!json_string_equal("\"aaa\"", 5, 0, a));
+	ATF_CHECK(!json_string_equal("\"aaaa\"", 6, 0, a));
+	ATF_CHECK(!json_string_equal("\"\"", 2, 0, a));
+	free(a);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, scalars_at_top_level_accepted);
@@ -1223,5 +1458,12 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, canonical_refuses_invalid_input_and_small_output);
 	ATF_TP_ADD_TC(tp, canonical_handles_maximum_depth);
 	ATF_TP_ADD_TC(tp, readers_walk_a_validated_document);
+	ATF_TP_ADD_TC(tp, every_code_has_its_own_reason);
+	ATF_TP_ADD_TC(tp, bytes_past_the_length_never_read);
+	ATF_TP_ADD_TC(tp, member_name_must_open_with_a_quote);
+	ATF_TP_ADD_TC(tp, member_name_must_be_followed_by_a_colon);
+	ATF_TP_ADD_TC(tp, members_bounded_by_the_largest_child_not_the_last);
+	ATF_TP_ADD_TC(tp, readers_decode_every_utf8_length);
+	ATF_TP_ADD_TC(tp, string_equal_refuses_a_longer_string);
 	return atf_no_error();
 }

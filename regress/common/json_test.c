@@ -1414,6 +1414,179 @@ ATF_TC_BODY(string_equal_refuses_a_longer_string, tc)
 	free(a);
 }
 
+ATF_TC_WITHOUT_HEAD(type_of_every_kind_of_value);
+ATF_TC_BODY(type_of_every_kind_of_value, tc)
+{
+	static const struct {
+		const char	*doc;
+		enum json_type	 type;
+	} t[] = {
+		{ "{}", JSON_OBJECT }, { "[]", JSON_ARRAY },
+		{ "\"\"", JSON_STRING }, { "true", JSON_TRUE },
+		{ "false", JSON_FALSE }, { "null", JSON_NULL },
+		{ "-1", JSON_NUMBER }, { "0", JSON_NUMBER },
+		{ "1", JSON_NUMBER }, { "2", JSON_NUMBER },
+		{ "3", JSON_NUMBER }, { "4", JSON_NUMBER },
+		{ "5", JSON_NUMBER }, { "6", JSON_NUMBER },
+		{ "7", JSON_NUMBER }, { "8", JSON_NUMBER },
+		{ "9", JSON_NUMBER },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ATF_REQUIRE(json_check(t[i].doc, strlen(t[i].doc), &lim32) ==
+		    JSON_OK);
+		ATF_CHECK_EQ_MSG(json_type(t[i].doc, strlen(t[i].doc), 0),
+		    t[i].type, "%s", t[i].doc);
+	}
+	ATF_CHECK_EQ(json_type("+", 1, 0), JSON_INVALID);
+	ATF_CHECK_EQ(json_type("/", 1, 0), JSON_INVALID);
+	ATF_CHECK_EQ(json_type(":", 1, 0), JSON_INVALID);
+}
+
+/* A number or a literal ends at each byte that may follow a value. */
+ATF_TC_WITHOUT_HEAD(scalar_ends_at_every_delimiter);
+ATF_TC_BODY(scalar_ends_at_every_delimiter, tc)
+{
+	static const char *const after[] = {
+		",", "]", "}", " ", "\t", "\n", "\r"
+	};
+	char	 doc[16];
+	size_t	 i, len;
+	double	 v;
+
+	for (i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		len = (size_t)snprintf(doc, sizeof(doc), "12%s0", after[i]);
+		ATF_CHECK_EQ_MSG(json_value_end(doc, len, 0), 2, "12%s",
+		    after[i]);
+		ATF_CHECK_MSG(json_number(doc, len, 0, &v) == 0 && v == 12,
+		    "12%s", after[i]);
+		len = (size_t)snprintf(doc, sizeof(doc), "true%s0", after[i]);
+		ATF_CHECK_EQ_MSG(json_value_end(doc, len, 0), 4, "true%s",
+		    after[i]);
+	}
+	ATF_CHECK_EQ(json_value_end("12", 2, 0), 2);
+	canon_is("[true\t,false\n,null\r, 0 ]", "[true,false,null,0]");
+	canon_is("{\"a\":true\t,\"b\":null\n}", "{\"a\":true,\"b\":null}");
+}
+
+/* json_string_equal() and json_string_copy() on what is not a string. */
+ATF_TC_WITHOUT_HEAD(string_readers_refuse_what_is_no_string);
+ATF_TC_BODY(string_readers_refuse_what_is_no_string, tc)
+{
+	char	 s[8], *doc;
+
+	ATF_CHECK(!json_string_equal("a\"", 2, 0, ""));
+	ATF_CHECK(json_string_copy("a\"", 2, 0, s, sizeof(s), NULL) == -1);
+	ATF_CHECK(!json_string_equal("1", 1, 0, ""));
+	/* An offset at the end, the bytes after it a string. */
+	ATF_CHECK(!json_string_equal("\"\"\"\"", 2, 2, ""));
+	ATF_CHECK(json_string_copy("\"\"\"\"", 2, 2, s, sizeof(s),
+	    NULL) == -1);
+	/* And exactly the document's bytes, for ASan. */
+	ATF_REQUIRE((doc = malloc(2)) != NULL);
+	memcpy(doc, "\"\"", 2);
+	ATF_CHECK(!json_string_equal(doc, 2, 2, ""));
+	ATF_CHECK(json_string_copy(doc, 2, 2, s, sizeof(s), NULL) == -1);
+	ATF_CHECK(json_string_equal(doc, 2, 0, ""));
+	ATF_CHECK(json_string_copy(doc, 2, 0, s, sizeof(s), NULL) == 0);
+	ATF_CHECK_STREQ(s, "");
+	free(doc);
+}
+
+/*
+ * A string whose last code point takes 1, 2, 3 or 4 bytes: into a buffer
+ * of exactly its bytes and the NUL it fits, into one byte less it does
+ * not, and nothing is written past the buffer (on the heap, for ASan).
+ */
+ATF_TC_WITHOUT_HEAD(string_copy_fits_exactly_or_refuses);
+ATF_TC_BODY(string_copy_fits_exactly_or_refuses, tc)
+{
+	static const struct {
+		const char	*doc;
+		const char	*want;
+	} t[] = {
+		{ "\"ab\"", "ab" },
+		{ "\"a\\u0062\"", "ab" },
+		{ "\"a\xc3\xa9\"", "a\xc3\xa9" },
+		{ "\"a\\u00e9\"", "a\xc3\xa9" },
+		{ "\"a\xe2\x82\xac\"", "a\xe2\x82\xac" },
+		{ "\"a\\u20ac\"", "a\xe2\x82\xac" },
+		{ "\"a\xf0\x9f\x98\x80\"", "a\xf0\x9f\x98\x80" },
+		{ "\"a\\ud83d\\ude00\"", "a\xf0\x9f\x98\x80" },
+		{ "\"\"", "" },
+	};
+	char	*dst;
+	size_t	 i, len, want, n;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		len = strlen(t[i].doc);
+		want = strlen(t[i].want);
+		ATF_REQUIRE(json_check(t[i].doc, len, &lim32) == JSON_OK);
+		ATF_REQUIRE((dst = malloc(want + 1)) != NULL);
+		n = 99;
+		ATF_CHECK_MSG(json_string_copy(t[i].doc, len, 0, dst, want + 1,
+		    &n) == 0, "%s", t[i].doc);
+		ATF_CHECK_EQ_MSG(n, want, "%s", t[i].doc);
+		ATF_CHECK_MSG(memcmp(dst, t[i].want, want + 1) == 0, "%s",
+		    t[i].doc);
+		ATF_CHECK(json_string_copy(t[i].doc, len, 0, dst, want + 1,
+		    NULL) == 0);
+		free(dst);
+		ATF_REQUIRE((dst = malloc(want > 0 ? want : 1)) != NULL);
+		ATF_CHECK_MSG(json_string_copy(t[i].doc, len, 0, dst, want,
+		    &n) == -1, "%s in %zu bytes", t[i].doc, want);
+		free(dst);
+	}
+}
+
+/*
+ * Objects of 1 to 40 members in many orders: the canonical form has them
+ * sorted, each name with its own value.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_sorts_members_in_any_order);
+ATF_TC_BODY(canonical_sorts_members_in_any_order, tc)
+{
+	char		 in[1024], out[1024], name[8];
+	size_t		 order[40], n, i, j, t, len, outlen, it, k, v;
+	uint32_t	 x = 12345;
+	double		 d;
+	int		 round;
+
+	for (n = 1; n <= 40; n++) {
+		for (round = 0; round < 12; round++) {
+			for (i = 0; i < n; i++)
+				order[i] = round == 1 ? n - 1 - i : i;
+			for (i = n; round > 1 && i > 1; i--) {
+				x = x * 1103515245 + 12345;
+				j = (x >> 8) % i;
+				t = order[i - 1];
+				order[i - 1] = order[j];
+				order[j] = t;
+			}
+			len = 0;
+			in[len++] = '{';
+			for (i = 0; i < n; i++)
+				len += (size_t)snprintf(in + len,
+				    sizeof(in) - len, "%s\"k%02zu\":%zu",
+				    i > 0 ? "," : "", order[i], order[i]);
+			in[len++] = '}';
+			ATF_REQUIRE(json_canonical(in, len, &lim32, out,
+			    sizeof(out), &outlen, NULL) == 0);
+			it = 0;
+			for (i = 0; json_member_next(out, outlen, &it, &k, &v);
+			    i++) {
+				snprintf(name, sizeof(name), "k%02zu", i);
+				ATF_CHECK_MSG(json_string_equal(out, outlen,
+				    k, name) && json_number(out, outlen, v,
+				    &d) == 0 && d == (double)i,
+				    "%zu members, round %d: %s", n, round, out);
+			}
+			ATF_CHECK_EQ(i, n);
+		}
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, scalars_at_top_level_accepted);
@@ -1465,5 +1638,10 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, members_bounded_by_the_largest_child_not_the_last);
 	ATF_TP_ADD_TC(tp, readers_decode_every_utf8_length);
 	ATF_TP_ADD_TC(tp, string_equal_refuses_a_longer_string);
+	ATF_TP_ADD_TC(tp, type_of_every_kind_of_value);
+	ATF_TP_ADD_TC(tp, scalar_ends_at_every_delimiter);
+	ATF_TP_ADD_TC(tp, string_readers_refuse_what_is_no_string);
+	ATF_TP_ADD_TC(tp, string_copy_fits_exactly_or_refuses);
+	ATF_TP_ADD_TC(tp, canonical_sorts_members_in_any_order);
 	return atf_no_error();
 }

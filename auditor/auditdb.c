@@ -604,8 +604,8 @@ audit_pragma_int(sqlite3 *db, const char *sql, int64_t *v)
 
 /*
  * Is this our database?  An empty file becomes one when create is set;
- * one that holds anything else, or our tables in a format this version
- * does not know, is refused.  The journal mode must have become WAL.
+ * anything else, or ours in a format we do not know, is refused.  It must
+ * be in WAL mode, read in temp: in main, a view of the file may hide it.
  */
 static int
 audit_schema_check(sqlite3 *db, int create)
@@ -616,8 +616,8 @@ audit_schema_check(sqlite3 *db, int create)
 	    audit_pragma_int(db, "PRAGMA user_version", &format) == -1 ||
 	    audit_pragma_int(db, "SELECT count(*) FROM sqlite_schema",
 	    &ntables) == -1 ||
-	    audit_pragma_int(db, "SELECT count(*) FROM pragma_journal_mode"
-	    " WHERE journal_mode = 'wal'", &wal) == -1)
+	    audit_pragma_int(db, "SELECT count(*) FROM"
+	    " temp.pragma_journal_mode WHERE journal_mode = 'wal'", &wal) == -1)
 		return (-1);
 	if (wal != 1) {
 		log_warnx("audit: database is not in WAL mode");
@@ -630,14 +630,14 @@ audit_schema_check(sqlite3 *db, int create)
 		    AUDIT_FORMAT);
 		return (-1);
 	}
-	if (audit_exec(db, "BEGIN EXCLUSIVE", "create") == -1)
-		return (-1);
-	if (audit_exec(db, audit_schema, "create schema") == -1 ||
+	if (audit_exec(db, "BEGIN EXCLUSIVE", "create") == -1 ||
+	    audit_exec(db, audit_schema, "create schema") == -1 ||
 	    audit_exec(db, "PRAGMA application_id = "
 	    AUDIT_STR(AUDIT_APPLICATION_ID) "; PRAGMA user_version = "
 	    AUDIT_STR(AUDIT_FORMAT), "create format") == -1 ||
 	    audit_exec(db, "COMMIT", "create commit") == -1) {
-		(void)audit_exec(db, "ROLLBACK", "create rollback");
+		if (sqlite3_get_autocommit(db) == 0)
+			(void)audit_exec(db, "ROLLBACK", "create rollback");
 		return (-1);
 	}
 	return (0);

@@ -2174,8 +2174,658 @@ ATF_TC_BODY(close_of_failed_open_is_noop, tc)
 	    "directory");
 }
 
+/*
+ * SQLite's allocator, each call passed on to the default one except the
+ * one numbered oom_fail_at (counting from where it is set), which fails:
+ * a shortage of memory at one chosen allocation cannot be had for real
+ * (a real one, at the store's own calloc: open_without_memory_refused).
+ */
+static sqlite3_mem_methods	 oom_real;
+static long			 oom_count, oom_fail_at;
+
+static void *
+oom_malloc(int n)
+{
+	if (oom_fail_at != 0 && ++oom_count == oom_fail_at)
+		return (NULL);
+	return (oom_real.xMalloc(n));
+}
+
+static void *
+oom_realloc(void *p, int n)
+{
+	if (oom_fail_at != 0 && ++oom_count == oom_fail_at)
+		return (NULL);
+	return (oom_real.xRealloc(p, n));
+}
+
+static void
+oom_install(void)
+{
+	sqlite3_mem_methods	 m;
+
+	ATF_REQUIRE(sqlite3_config(SQLITE_CONFIG_GETMALLOC, &oom_real) ==
+	    SQLITE_OK);
+	m = oom_real;
+	m.xMalloc = oom_malloc;
+	m.xRealloc = oom_realloc;
+	ATF_REQUIRE(sqlite3_config(SQLITE_CONFIG_MALLOC, &m) == SQLITE_OK);
+	ATF_REQUIRE(sqlite3_initialize() == SQLITE_OK);
+}
+
+enum oom_call { OOM_OPEN, OOM_APPEND, OOM_APPEND_AGAIN, OOM_VERIFY, OOM_SHOW };
+
+static char	 oom_want[OUT_BYTES];	/* what show prints, unfailed */
+
+/*
+ * One call of the store on DB in a child, SQLite's allocation number k
+ * of that call failing.  Exit status 0: the call failed and said so in
+ * one line, or did as it does unfailed and said nothing; 1: allocation k
+ * never came, and the call did as it does; 2: as 0, the line one of
+ * making a store, 3 of its schema; more: anything else.  SQLite's memory is all freed
+ * again after the call.
+ */
+static int
+oom_child(enum oom_call call, long k)
+{
+	static char		 out[OUT_BYTES];
+	struct audit_record	 ar[2];
+	struct audit		*a = NULL;
+	FILE			*fp;
+	sqlite3_int64		 before;
+	uint64_t		 bad, n;
+	pid_t			 pid;
+	int			 ok = 0, failed = 0, reached, rc, status;
+
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		before = sqlite3_memory_used();
+		mkkind(&ar[0], AUDIT_K_CALL_START);
+		mkkind(&ar[1], AUDIT_K_CALL_RESULT);
+		if (call != OOM_OPEN && call != OOM_VERIFY &&
+		    call != OOM_SHOW && (a = audit_open(DB)) == NULL)
+			_exit(20);
+		if (call == OOM_APPEND_AGAIN &&
+		    audit_append_batch(a, ar, nitems(ar)) == -1)
+			_exit(20);
+		capture();
+		oom_count = 0;
+		oom_fail_at = k;
+		switch (call) {
+		case OOM_OPEN:
+			ok = (a = audit_open(DB)) != NULL;
+			failed = !ok;
+			break;
+		case OOM_APPEND:
+		case OOM_APPEND_AGAIN:
+			/*
+			 * Descriptive records: the sync is switched first,
+			 * and only then (no statement of its own again).
+			 */
+			rc = audit_append_batch(a, ar, nitems(ar));
+			ok = rc == 0;
+			failed = rc == -1 && (call == OOM_APPEND ||
+			    strncmp(logged, "audit: synchronous", 18) != 0);
+			break;
+		case OOM_VERIFY:
+			rc = audit_verify(DB, NULL, &bad, &n);
+			ok = rc == AUDIT_VERIFY_OK && bad == 0 && n == NRECS;
+			failed = rc == -1;
+			break;
+		case OOM_SHOW:
+			if ((fp = fmemopen(out, sizeof(out), "w")) == NULL)
+				_exit(21);
+			rc = audit_show(DB, fp, "session-01", AUDIT_SHOW_TEXT);
+			fclose(fp);
+			ok = rc == 0 && strcmp(out, oom_want) == 0;
+			failed = rc == -1;
+			break;
+		}
+		reached = oom_count >= k;
+		oom_fail_at = 0;
+		audit_close(a);
+		if (sqlite3_memory_used() != before)
+			_exit(22);
+		if (!reached)
+			_exit(ok && nlogged == 0 ? 1 : 23);
+		if (failed && nlogged == 1 &&
+		    strncmp(logged, "audit: create schema", 20) == 0)
+			_exit(3);
+		if (failed && nlogged == 1)
+			_exit(strncmp(logged, "audit: create", 13) == 0 ? 2 : 0);
+		_exit(ok && nlogged == 0 ? 0 : 24);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/*
+ * Every allocation of the call failing in turn, on a copy of src or on a
+ * new file.  On a new file, only until the store is made: the failures
+ * after that are those of a store's open.  In a run of failures in the
+ * schema's statement, alike, every eighth, and each where the run ends.
+ */
+static int
+oom_one(enum oom_call call, const char *src, long k)
+{
+	if (src != NULL)
+		copy(src, DB);
+	else
+		ATF_REQUIRE(unlink(DB) == 0 || errno == ENOENT);
+	unlink(DB "-wal");
+	unlink(DB "-shm");
+	return (oom_child(call, k));
+}
+
+static void
+oom_sweep(enum oom_call call, const char *src, const char *what)
+{
+	FILE	*fp;
+	long	 k, n;
+	int	 last = -1, made = 0, st;
+
+	if (call == OOM_SHOW) {
+		ATF_REQUIRE((fp = fmemopen(oom_want, sizeof(oom_want), "w")) !=
+		    NULL);
+		ATF_REQUIRE(audit_show(src, fp, "session-01",
+		    AUDIT_SHOW_TEXT) == 0);
+		fclose(fp);
+		ATF_REQUIRE(strlen(oom_want) > 0);
+	}
+	for (k = 0; k < 20000; k = n, last = st) {
+		n = k + (last == 3 ? 8 : 1);
+		if ((st = oom_one(call, src, n)) != 3 && n > k + 1)
+			st = oom_one(call, src, n = k + 1);
+		if (st == 1)
+			break;
+		ATF_REQUIRE_MSG(st == 0 || st == 2 || st == 3, "%s, allocation "
+		    "%ld failing: status %d", what, n, st);
+		if (src == NULL && call == OOM_OPEN && st >= 2)
+			made = 1;
+		else if (made)
+			return;
+	}
+	ATF_REQUIRE_MSG(k > 0 && k < 20000, "%s: %ld allocations", what, k);
+}
+
+#define STORE	"store.db"
+#define STORE16	"store16.db"
+
+/* A store of NRECS records, and one in UTF-16 (made so by hand). */
+static void
+oom_stores(void)
+{
+	struct audit_tip	 tip;
+	struct audit		*a;
+	struct audit_record	 ar;
+
+	build(STORE, &tip);
+	ATF_REQUIRE_EQ(sql(STORE16, "PRAGMA encoding = 'UTF-16le';"
+	    " PRAGMA journal_mode = WAL", NULL, 0), 0);
+	ATF_REQUIRE((a = audit_open(STORE16)) != NULL);
+	mkrec(&ar, 50);
+	ATF_REQUIRE(audit_append(a, &ar) == 0);
+	audit_close(a);
+}
+
+ATF_TC(allocation_failure_reported_once);
+ATF_TC_HEAD(allocation_failure_reported_once, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Each allocation of SQLite's failing "
+	    "in turn: open, append, verify and show fail and say so once, or "
+	    "do what they do, and free what they took");
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+	atf_tc_set_md_var(tc, "timeout", "300");
+}
+ATF_TC_BODY(allocation_failure_reported_once, tc)
+{
+	setup();
+	oom_install();
+	oom_stores();
+	oom_sweep(OOM_OPEN, NULL, "open, new file");
+	oom_sweep(OOM_OPEN, STORE, "open, a store");
+	oom_sweep(OOM_APPEND, NULL, "append");
+	oom_sweep(OOM_APPEND_AGAIN, NULL, "append again");
+	oom_sweep(OOM_APPEND, STORE16, "append, UTF-16");
+	oom_sweep(OOM_VERIFY, STORE, "verify");
+	oom_sweep(OOM_SHOW, STORE, "show");
+	oom_sweep(OOM_SHOW, STORE16, "show, UTF-16");
+}
+
+/*
+ * The clock the store reads is the kernel's, but in the case below: a
+ * clock at a whole second up to 1970, or one that fails, which no test
+ * may make of the machine's own.
+ */
+static int	 clock_fake;	/* 0 the kernel's, 1 at clock_sec, 2 fails */
+static time_t	 clock_sec;
+
+int
+clock_gettime(clockid_t id, struct timespec *ts)
+{
+	if (clock_fake == 2) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (syscall(SYS_clock_gettime, id, ts) == -1)
+		return (-1);
+	if (clock_fake == 1) {
+		ts->tv_sec = clock_sec;
+		ts->tv_nsec = 0;
+	}
+	return (0);
+}
+
+ATF_TC_WITHOUT_HEAD(append_refused_without_a_clock);
+ATF_TC_BODY(append_refused_without_a_clock, tc)
+{
+	struct audit_record	 ar;
+	struct audit_tip	 tip;
+	struct audit		*a;
+
+	setup();
+	ATF_REQUIRE((a = audit_open(DB)) != NULL);
+	mkkind(&ar, AUDIT_K_CALL_START);
+	capture();
+	clock_fake = 2;
+	ATF_CHECK(audit_append(a, &ar) == -1);
+	logged_once("audit: clock_gettime: Invalid argument");
+	clock_fake = 1;
+	clock_sec = -1;
+	ATF_CHECK(audit_append(a, &ar) == -1);
+	logged_once("audit: clock before 1970");
+	/* Nothing was written: the store goes on, from 1970 on. */
+	clock_sec = 0;
+	ATF_CHECK(audit_append(a, &ar) == 0);
+	ATF_CHECK_EQ(ar.ar_seq, 1);
+	ATF_CHECK_EQ(ar.ar_time_ms, 0);
+	clock_fake = 0;
+	ATF_CHECK(audit_append(a, &ar) == 0);
+	ATF_CHECK_EQ(ar.ar_seq, 2);
+	ATF_CHECK_EQ(nlogged, 0);
+	audit_tip(a, &tip);
+	audit_close(a);
+	expect_intact(DB, &tip, 2);
+}
+
+/*
+ * A commit that fails for real (the file size limit: the -wal cannot
+ * take the frames) is rolled back by SQLite itself; the store says so in
+ * one line, and refuses to go on.  Making a store fails likewise.
+ */
+ATF_TC_WITHOUT_HEAD(commit_failure_reported_once);
+ATF_TC_BODY(commit_failure_reported_once, tc)
+{
+	struct audit_record	 ar;
+	struct rlimit		 rl;
+	struct audit		*a;
+	pid_t			 pid;
+	int			 i, status;
+
+	setup();
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR ||
+		    (a = audit_open(DB)) == NULL ||
+		    getrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(10);
+		rl.rlim_cur = 64 * 1024;
+		if (setrlimit(RLIMIT_FSIZE, &rl) == -1)
+			_exit(11);
+		capture();
+		mkkind(&ar, AUDIT_K_CALL_RESULT);
+		for (i = 0; i < 1000; i++)
+			if (audit_append(a, &ar) == -1)
+				break;
+		fprintf(stderr, "logged: %s", logged);
+		if (i == 1000 || nlogged != 1 || strncmp(logged,
+		    "audit: commit: sqlite error ", 28) != 0)
+			_exit(12);
+		if (audit_append(a, &ar) != -1 || nlogged != 2)
+			_exit(13);
+		_exit(0);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE(WIFEXITED(status));
+	ATF_CHECK_EQ(WEXITSTATUS(status), 0);
+
+	ATF_REQUIRE(unlink(DB) == 0);
+	unlink(DB "-wal");
+	ATF_CHECK_EQ(open_under_limit(4096, "audit: create commit: sqlite "
+	    "error "), 0);
+}
+
+/*
+ * In a child, fsync(2) and fdatasync(2) fail with EIO from now on (a
+ * seccomp filter: the kernel's answer, as for close_fails).
+ */
+static int
+sync_fails(void)
+{
+	struct sock_filter	 f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fsync, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fdatasync, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog	 prog = { nitems(f), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+		return (-1);
+	return (0);
+}
+
+/* A sync that fails is final, as a failed append is. */
+ATF_TC_WITHOUT_HEAD(sync_failure_is_final);
+ATF_TC_BODY(sync_failure_is_final, tc)
+{
+	struct audit_record	 ar;
+	struct audit		*a;
+	pid_t			 pid;
+	int			 status;
+
+	setup();
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		if ((a = audit_open(DB)) == NULL)
+			_exit(10);
+		mkkind(&ar, AUDIT_K_CALL_RESULT);
+		if (audit_append(a, &ar) == -1 || audit_durable(a) != 0 ||
+		    sync_fails() == -1)
+			_exit(11);
+		capture();
+		if (audit_sync(a) != -1 || audit_durable(a) != 0)
+			_exit(12);
+		fprintf(stderr, "logged: %s", logged);
+		if (nlogged != 1 || strcmp(logged, "audit: sync: sqlite "
+		    "error 1034\n") != 0)
+			_exit(13);
+		if (audit_append(a, &ar) != -1 || audit_sync(a) != -1 ||
+		    nlogged != 3)
+			_exit(14);
+		_exit(0);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_REQUIRE(WIFEXITED(status));
+	ATF_CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+/*
+ * The counting VFS, failing the k-th size or sync call on the -wal: the
+ * kernel cannot fail one fstat(2) or fdatasync(2) of many, so this is
+ * SQLite's error code without the kernel's.
+ */
+static sqlite3_io_methods	 wfail_methods;
+static int			 wfail_op, wfail_at, wfail_n;
+
+static int
+wfail_sync(sqlite3_file *f, int flags)
+{
+	if (wfail_op == 's' && ++wfail_n == wfail_at)
+		return (SQLITE_IOERR_FSYNC);
+	return (cnt_sync(f, flags));
+}
+
+static int
+wfail_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	if (wfail_op == 'z' && ++wfail_n == wfail_at)
+		return (SQLITE_IOERR_FSTAT);
+	return (cnt_size(f, size));
+}
+
+static int
+wfail_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags,
+    int *outflags)
+{
+	int	 rc;
+
+	if ((rc = cnt_open(vfs, name, f, flags, outflags)) == SQLITE_OK &&
+	    (flags & SQLITE_OPEN_WAL))
+		f->pMethods = &wfail_methods;
+	return (rc);
+}
+
+/* Status 0: the call failed, said once; 1: no k-th call; more: wrong. */
+static int
+wfail_child(int op, int k)
+{
+	struct audit	*a;
+	pid_t		 pid;
+	int		 reached, status;
+
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		cnt_install();
+		wfail_methods = cnt_methods;
+		wfail_methods.xSync = wfail_sync;
+		wfail_methods.xFileSize = wfail_size;
+		cnt_vfs.xOpen = wfail_open;
+		wfail_op = op;
+		wfail_at = k;
+		capture();
+		a = audit_open(DB);
+		reached = wfail_n >= k;
+		wfail_op = 0;
+		audit_close(a);
+		if (!reached)
+			_exit(a != NULL && nlogged == 0 ? 1 : 20);
+		_exit(a == NULL && nlogged == 1 ? 0 : 21);
+	}
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+ATF_TC_WITHOUT_HEAD(open_wal_failure_refused);
+ATF_TC_BODY(open_wal_failure_refused, tc)
+{
+	static const int	 ops[] = { 's', 'z' };
+	size_t			 i;
+	int			 k, st;
+
+	setup();
+	for (i = 0; i < nitems(ops); i++) {
+		for (k = 1; k < 100; k++) {
+			ATF_REQUIRE(unlink(DB) == 0 || errno == ENOENT);
+			unlink(DB "-wal");
+			if ((st = wfail_child(ops[i], k)) == 1)
+				break;
+			ATF_REQUIRE_EQ_MSG(st, 0, "%c call %d failing",
+			    ops[i], k);
+		}
+		ATF_CHECK_MSG(k > 1 && k < 100, "%c: %d calls", ops[i], k);
+	}
+}
+
+/* A stream already in error is one show cannot have written to. */
+ATF_TC_WITHOUT_HEAD(show_stream_in_error_reported);
+ATF_TC_BODY(show_stream_in_error_reported, tc)
+{
+	FILE	*fp;
+
+	setup();
+	create(DB);
+	ATF_REQUIRE((fp = fopen("/dev/full", "w")) != NULL);
+	ATF_REQUIRE(setvbuf(fp, NULL, _IONBF, 0) == 0);
+	ATF_REQUIRE(fputc('x', fp) == EOF && ferror(fp));
+	capture();
+	ATF_CHECK(audit_show(DB, fp, NULL, AUDIT_SHOW_TEXT) == -1);
+	ATF_CHECK_EQ(nlogged, 1);
+	ATF_CHECK(strncmp(logged, "audit: show", 11) == 0);
+	fclose(fp);
+}
+
+/*
+ * A view named as the table-valued pragma function hides that function
+ * from the file's own queries: the journal mode is not read through it.
+ */
+ATF_TC(verify_refuses_view_claiming_wal);
+ATF_TC_HEAD(verify_refuses_view_claiming_wal, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(verify_refuses_view_claiming_wal, tc)
+{
+	struct audit	*a;
+	char		 out[64];
+	uint64_t	 bad, n;
+
+	setup();
+	create(DB);
+	copy(DB, COPY);
+	ATF_REQUIRE_EQ(sql(COPY, "PRAGMA journal_mode = DELETE;"
+	    " CREATE VIEW pragma_journal_mode AS SELECT 'wal' AS"
+	    " journal_mode", NULL, 0), 0);
+	/* What a reader of the function in main would see. */
+	ATF_REQUIRE_EQ(sql(COPY, "SELECT count(*) FROM pragma_journal_mode"
+	    " WHERE journal_mode = 'wal'", out, sizeof(out)), 0);
+	ATF_CHECK_STREQ(out, "1\n");
+	capture();
+	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
+	logged_once("audit: database is not in WAL mode");
+	ATF_CHECK_EQ(audit_show(COPY, stdout, NULL, AUDIT_SHOW_TEXT), -1);
+	logged_once("audit: database is not in WAL mode");
+	/* The store sets WAL mode itself, and then reads it as WAL. */
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	audit_close(a);
+	ATF_CHECK_EQ(nlogged, 0);
+	expect_intact(COPY, NULL, 0);
+}
+
+/*
+ * The edges of what a record may hold: time 0 (1970) is a time, and a
+ * whole second's milliseconds are .000 in either form; a digest
+ * one digit short of hex, at its last digit, is no digest even where the
+ * bytes before it decode to what was hashed; a seq that is text (a view
+ * in the table's place) is no seq.
+ */
+ATF_TC(record_edges_read_as_written);
+ATF_TC_HEAD(record_edges_read_as_written, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "sqlite3");
+}
+ATF_TC_BODY(record_edges_read_as_written, tc)
+{
+	struct audit_record	 ar;
+	struct audit_tip	 tip;
+	struct audit		*a;
+	char			 out[OUT_BYTES];
+	FILE			*fp;
+
+	setup();
+	create(DB);
+	copy(DB, COPY);
+	mkrec(&ar, VICTIM - 1);
+	ar.ar_seq = 1;
+	ar.ar_time_ms = 0;
+	forge(COPY, &ar);
+	expect_intact(COPY, NULL, 1);
+	ATF_REQUIRE((fp = fmemopen(out, sizeof(out), "w")) != NULL);
+	ATF_CHECK(audit_show(COPY, fp, NULL, AUDIT_SHOW_TEXT) == 0);
+	fclose(fp);
+	ATF_CHECK(strncmp(out, "1\t1970-01-01T00:00:00.000Z\t", 27) == 0);
+	/* A whole second, in JSON. */
+	memcpy(ar.ar_prev, ar.ar_hash, sizeof(ar.ar_prev));
+	ar.ar_seq = 2;
+	ar.ar_time_ms = 1000;
+	forge(COPY, &ar);
+	ATF_REQUIRE((fp = fmemopen(out, sizeof(out), "w")) != NULL);
+	ATF_CHECK(audit_show(COPY, fp, NULL, AUDIT_SHOW_JSON) == 0);
+	fclose(fp);
+	ATF_CHECK_MSG(strstr(out, "\n{\"seq\":2,\"time\":"
+	    "\"1970-01-01T00:00:01.000Z\",") != NULL, "%s", out);
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	audit_tip(a, &tip);
+	ATF_CHECK_EQ(tip.at_seq, 2);
+	audit_close(a);
+
+	/* The request digest's last byte 0, its last digit 'g'. */
+	copy(DB, COPY);
+	mkrec(&ar, VICTIM - 1);
+	ar.ar_seq = 1;
+	ar.ar_time_ms = 1000;
+	ar.ar_request[AUDIT_DIGEST_BYTES - 1] = 0;
+	forge(COPY, &ar);
+	ATF_REQUIRE_EQ(sql(COPY, DROP_TRIGGERS "UPDATE audit_records SET"
+	    " request_sha256 = substr(request_sha256, 1, 63) || 'g'", NULL,
+	    0), 0);
+	capture();
+	ATF_CHECK(audit_open(COPY) == NULL);
+	logged_once("audit: last record is malformed");
+	expect_break(COPY, NULL, 1, "digest digit");
+
+	copy(DB, COPY);
+	mkrec(&ar, VICTIM - 1);
+	ar.ar_seq = 1;
+	ar.ar_time_ms = 1000;
+	forge(COPY, &ar);
+	ATF_REQUIRE_EQ(sql(COPY, "ALTER TABLE audit_records RENAME TO t;"
+	    " CREATE VIEW audit_records AS SELECT CAST(seq AS TEXT) AS seq,"
+	    " time, session, kind, operation, tool, decision, reason,"
+	    " label_before, label_after, request_sha256, response_sha256,"
+	    " prev_hash, hash FROM t", NULL, 0), 0);
+	expect_break(COPY, NULL, 1, "text seq");
+	ATF_CHECK_EQ(nlogged, 0);
+}
+
+/* A stream whose first write fails (EIO) and whose later ones would not. */
+static size_t	 once_got;
+static int	 once_failed;
+
+static ssize_t
+once_write(void *cookie, const char *buf, size_t len)
+{
+	(void)cookie;
+	(void)buf;
+	if (!once_failed) {
+		once_failed = 1;
+		errno = EIO;
+		return (-1);
+	}
+	once_got += len;
+	return (len);
+}
+
+/* Show stops at the first row it cannot write: none after it is written. */
+ATF_TC_WITHOUT_HEAD(show_stops_at_first_failed_row);
+ATF_TC_BODY(show_stops_at_first_failed_row, tc)
+{
+	static const cookie_io_functions_t	 once = { NULL, once_write, NULL,
+						    NULL };
+	struct audit_tip			 tip;
+	FILE					*fp;
+	int					 mode;
+
+	setup();
+	build(DB, &tip);
+	for (mode = AUDIT_SHOW_TEXT; mode <= AUDIT_SHOW_JSON; mode++) {
+		/* A row a write; the failed one stays in the buffer. */
+		ATF_REQUIRE((fp = fopencookie(NULL, "w", once)) != NULL);
+		ATF_REQUIRE(setvbuf(fp, NULL, _IOLBF, BUFSIZ) == 0);
+		once_got = 0;
+		once_failed = 0;
+		capture();
+		ATF_CHECK(audit_show(DB, fp, NULL, mode) == -1);
+		logged_once("audit: show: Input/output error");
+		ATF_CHECK_EQ(once_got, 0);
+		fclose(fp);
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, append_refused_without_a_clock);
+	ATF_TP_ADD_TC(tp, commit_failure_reported_once);
+	ATF_TP_ADD_TC(tp, sync_failure_is_final);
+	ATF_TP_ADD_TC(tp, open_wal_failure_refused);
+	ATF_TP_ADD_TC(tp, show_stream_in_error_reported);
+	ATF_TP_ADD_TC(tp, verify_refuses_view_claiming_wal);
+	ATF_TP_ADD_TC(tp, record_edges_read_as_written);
+	ATF_TP_ADD_TC(tp, show_stops_at_first_failed_row);
+	ATF_TP_ADD_TC(tp, allocation_failure_reported_once);
 	ATF_TP_ADD_TC(tp, verify_intact_chain_passes);
 	ATF_TP_ADD_TC(tp, altered_field_detected_at_its_seq);
 	ATF_TP_ADD_TC(tp, deleted_row_detected_at_its_seq);

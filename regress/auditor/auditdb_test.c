@@ -2216,6 +2216,7 @@ oom_install(void)
 enum oom_call { OOM_OPEN, OOM_APPEND, OOM_APPEND_AGAIN, OOM_VERIFY, OOM_SHOW };
 
 static char	 oom_want[OUT_BYTES];	/* what show prints, unfailed */
+static int	 oom_lookaside = 1;	/* 0: every allocation a malloc */
 
 /*
  * One call of the store on DB in a child, SQLite's allocation number k
@@ -2239,6 +2240,11 @@ oom_child(enum oom_call call, long k)
 
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
+		/* No connection is open: SQLite starts over without. */
+		if (!oom_lookaside && (sqlite3_shutdown() != SQLITE_OK ||
+		    sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0) !=
+		    SQLITE_OK || sqlite3_initialize() != SQLITE_OK))
+			_exit(25);
 		before = sqlite3_memory_used();
 		mkkind(&ar[0], AUDIT_K_CALL_START);
 		mkkind(&ar[1], AUDIT_K_CALL_RESULT);
@@ -2358,14 +2364,19 @@ oom_stores(void)
 	struct audit_tip	 tip;
 	struct audit		*a;
 	struct audit_record	 ar;
+	char			 out[64];
 
 	build(STORE, &tip);
+	/* The encoding is set when the first table is made. */
 	ATF_REQUIRE_EQ(sql(STORE16, "PRAGMA encoding = 'UTF-16le';"
-	    " PRAGMA journal_mode = WAL", NULL, 0), 0);
+	    " CREATE TABLE t (x); DROP TABLE t; PRAGMA journal_mode = WAL",
+	    NULL, 0), 0);
 	ATF_REQUIRE((a = audit_open(STORE16)) != NULL);
 	mkrec(&ar, 50);
 	ATF_REQUIRE(audit_append(a, &ar) == 0);
 	audit_close(a);
+	ATF_REQUIRE_EQ(sql(STORE16, "PRAGMA encoding", out, sizeof(out)), 0);
+	ATF_REQUIRE_STREQ(out, "UTF-16le\n");
 }
 
 ATF_TC(allocation_failure_reported_once);
@@ -2386,9 +2397,14 @@ ATF_TC_BODY(allocation_failure_reported_once, tc)
 	oom_sweep(OOM_OPEN, STORE, "open, a store");
 	oom_sweep(OOM_APPEND, NULL, "append");
 	oom_sweep(OOM_APPEND_AGAIN, NULL, "append again");
-	oom_sweep(OOM_APPEND, STORE16, "append, UTF-16");
 	oom_sweep(OOM_VERIFY, STORE, "verify");
 	oom_sweep(OOM_SHOW, STORE, "show");
+	/*
+	 * A connection's small allocations come from its lookaside, which
+	 * never fails; without it, UTF-16's conversions are mallocs too.
+	 */
+	oom_lookaside = 0;
+	oom_sweep(OOM_APPEND, STORE16, "append, UTF-16");
 	oom_sweep(OOM_SHOW, STORE16, "show, UTF-16");
 }
 

@@ -700,6 +700,12 @@ ATF_TC_BODY(element_next_stops_at_the_length, tc)
 	it = 3;
 	ATF_CHECK_EQ(json_element_next(doc, 3, &it, &v), 0);
 	free(doc);
+	/* An array cut after its bracket, exactly its byte on the heap. */
+	ATF_REQUIRE((doc = malloc(1)) != NULL);
+	doc[0] = '[';
+	it = 0;
+	ATF_CHECK_EQ(json_element_next(doc, 1, &it, &v), 0);
+	free(doc);
 }
 
 /*

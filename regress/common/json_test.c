@@ -612,7 +612,7 @@ ATF_TC_BODY(number_below_the_smallest_subnormal_keeps_its_sign, tc)
 
 /*
  * An exponent is read in full whatever its length, and the digits before
- * it move the point: here 10^1000 leading zeros or trailing places.
+ * it move the point: here by a thousand leading zeros or integer places.
  */
 ATF_TC_WITHOUT_HEAD(exponent_of_any_length_read_with_the_digits);
 ATF_TC_BODY(exponent_of_any_length_read_with_the_digits, tc)
@@ -780,7 +780,7 @@ ATF_TC_BODY(iteration_ends_at_a_value_without_bytes, tc)
 
 /*
  * json_string_equal() on a string cut by the end compares the code points
- * before the end, an escape there as a plain byte.
+ * before the end; an escape cut short is none.
  */
 ATF_TC_WITHOUT_HEAD(string_equal_compares_up_to_the_length);
 ATF_TC_BODY(string_equal_compares_up_to_the_length, tc)

@@ -35,15 +35,15 @@
 #include "json.h"
 
 /*
- * A number's significant digits after the first JSON_NUM_DIGITS count
- * only as "some nonzero digit follows": no double, and no midpoint between
- * two doubles, needs more than 767 significant digits, so the value read
- * is the one the full text would give.  A number whose first significant
- * digit lies JSON_NUM_EXP_MAX places from the point is 0 or too large.
+ * Only a number's first JSON_NUM_DIGITS significant digits are kept, the
+ * rest as "a nonzero digit follows" (a double has at most 767, a midpoint
+ * between two 768: the value read is the full text's).  One whose first
+ * lies JSON_NUM_EXP_MAX places from the point is 0 or too large, and so is
+ * one whose exponent reaches the clamp: its digits (< 2^56) move it less.
  */
 #define JSON_NUM_DIGITS		800
 #define JSON_NUM_EXP_MAX	400
-#define JSON_NUM_EXP_CLAMP	1000000000LL	/* an exponent read in full */
+#define JSON_NUM_EXP_CLAMP	100000000000000000LL	/* 10^17 */
 #define JSON_NUM_TEXT		(JSON_NUM_DIGITS + 32)	/* for strtod() */
 #define JSON_NUM_OUT		344	/* "-0." 323 zeros and 17 digits */
 #define JSON_TWO53		9007199254740992.0
@@ -364,7 +364,7 @@ static enum json_error
 json_scan_string(struct json_scan *js, uint32_t *hash)
 {
 	const unsigned char	*b = js->js_buf;
-	enum json_error		 e;
+	enum json_error		 e = JSON_OK;
 	size_t			 pos = js->js_pos + 1;
 	uint32_t		 h = FNV_BASIS, cp;
 	int			 r;

@@ -513,6 +513,319 @@ ATF_TC_BODY(distinct_or_separate_keys_accepted, tc)
 	check("{\"boozseuh\":1,\"boozs\":2,\"boozs\":3}", JSON_EDUPKEY);
 }
 
+/*
+ * An object cut where a member name should start: the byte after the
+ * end would be a name's quote, and the object is full, so a look past
+ * the end would say "too many members".
+ */
+ATF_TC_WITHOUT_HEAD(object_cut_where_a_name_should_start_refused);
+ATF_TC_BODY(object_cut_where_a_name_should_start_refused, tc)
+{
+	static char	 buf[8 * 1024];
+	size_t		 len;
+
+	check("{", JSON_ESYNTAX);
+	check("{ ", JSON_ESYNTAX);
+	check("{\"a\":1,", JSON_ESYNTAX);
+	check("{\"a\":1, ", JSON_ESYNTAX);
+	len = wide_object(buf, sizeof(buf), JSON_MEMBERS_MAX, "\"x\":1");
+	check_n(buf, len, &lim32, JSON_EMEMBERS);
+	check_prefix(buf, len - 6, JSON_ESYNTAX);
+	check_prefix(buf, len - 5, JSON_EMEMBERS);
+}
+
+/* A member name that is no valid string gives that string's reason. */
+ATF_TC_WITHOUT_HEAD(member_name_refused_for_its_own_reason);
+ATF_TC_BODY(member_name_refused_for_its_own_reason, tc)
+{
+	check("{\"\\udc00\":1}", JSON_ESURROGATE);
+	check("{\"a\\ud800\":1}", JSON_ESURROGATE);
+	check("{\"a\\u0000\":1}", JSON_ENUL);
+	check("{\"\xc3\":1}", JSON_EUTF8);
+	check("{\"a\":1,\"\\udfff\":2}", JSON_ESURROGATE);
+	check("{\"a\":1,\"b\\u0000\":2}", JSON_ENUL);
+	check("{\"a\":1,\"\xed\xa0\x80\":2}", JSON_EUTF8);
+	check("{\"a\":{\"\\udc00\":1}}", JSON_ESURROGATE);
+}
+
+/* A string alone, each of its faults reported as such. */
+ATF_TC_WITHOUT_HEAD(string_at_top_level_refused_for_its_own_reason);
+ATF_TC_BODY(string_at_top_level_refused_for_its_own_reason, tc)
+{
+	check("\"", JSON_ESYNTAX);
+	check("\"abc", JSON_ESYNTAX);
+	check("\"\\", JSON_ESYNTAX);
+	check("\"a\\", JSON_ESYNTAX);
+	check("\"\\n", JSON_ESYNTAX);
+	check("\"\\u12", JSON_ESYNTAX);
+	check("\"\\udc00\"", JSON_ESURROGATE);
+	check("\"a\\udfff\"", JSON_ESURROGATE);
+	check("\"\\ud800\"", JSON_ESURROGATE);
+	check("\"\\u0000\"", JSON_ENUL);
+	check("\"\xc3\"", JSON_EUTF8);
+	check(" \"abc", JSON_ESYNTAX);
+	check(" \"\\udc00\" ", JSON_ESURROGATE);
+}
+
+/*
+ * A UTF-8 sequence cut by the end of the document is ill-formed, though
+ * the bytes after the end would complete it (and close the string).
+ */
+ATF_TC_WITHOUT_HEAD(utf8_cut_by_the_end_refused);
+ATF_TC_BODY(utf8_cut_by_the_end_refused, tc)
+{
+	check_prefix("\"\xc3\xa9\"", 2, JSON_EUTF8);
+	check_prefix("\"\xe3\x81\x82\"", 2, JSON_EUTF8);
+	check_prefix("\"\xe3\x81\x82\"", 3, JSON_EUTF8);
+	check_prefix("\"\xf1\x80\x80\x81\"", 4, JSON_EUTF8);
+	check_prefix("[\"\xc3\xa9\"]", 3, JSON_EUTF8);
+	check_prefix("\xc3\xa9", 1, JSON_EUTF8);
+	check_prefix("[\xe3\x81\x82]", 3, JSON_EUTF8);
+	check_n("\"\xc3", 2, &lim32, JSON_EUTF8);
+	check_n("\"\xf1\x80\x80", 4, &lim32, JSON_EUTF8);
+	check_n("\xe3\x81", 2, &lim32, JSON_EUTF8);
+}
+
+/* json_number() keeps the sign of a value too small for any double. */
+ATF_TC_WITHOUT_HEAD(number_below_the_smallest_subnormal_keeps_its_sign);
+ATF_TC_BODY(number_below_the_smallest_subnormal_keeps_its_sign, tc)
+{
+	static const char *const neg[] = {
+		"-1e-500", "-0.000001e-399", "-1e-330", "-1e-99999999999"
+	};
+	static const char *const pos[] = {
+		"1e-500", "0.000001e-399", "1e-330", "1e-99999999999"
+	};
+	size_t	 i;
+	double	 v;
+
+	for (i = 0; i < sizeof(neg) / sizeof(neg[0]); i++) {
+		accepts(neg[i]);
+		ATF_REQUIRE(json_number(neg[i], strlen(neg[i]), 0, &v) == 0);
+		ATF_CHECK_MSG(v == 0 && signbit(v), "%s", neg[i]);
+		canon_is(neg[i], "0");
+		accepts(pos[i]);
+		ATF_REQUIRE(json_number(pos[i], strlen(pos[i]), 0, &v) == 0);
+		ATF_CHECK_MSG(v == 0 && !signbit(v), "%s", pos[i]);
+	}
+}
+
+/*
+ * An exponent is read in full whatever its length, and the digits before
+ * it move the point: here by a thousand leading zeros or integer places.
+ */
+ATF_TC_WITHOUT_HEAD(exponent_of_any_length_read_with_the_digits);
+ATF_TC_BODY(exponent_of_any_length_read_with_the_digits, tc)
+{
+	static char	 buf[2048];
+	size_t		 len;
+	double		 v;
+
+	check("1e99999999999999999", JSON_ERANGE);
+	check("1e999999999999999999999999", JSON_ERANGE);
+	check("-1e+0000000000000000000000400", JSON_ERANGE);
+	accepts("1e-999999999999999999999999");
+	len = (size_t)snprintf(buf, sizeof(buf), "0.%01000d1e1001", 0);
+	ATF_REQUIRE(len < sizeof(buf));
+	ATF_REQUIRE(json_number(buf, len, 0, &v) == 0);
+	ATF_CHECK_EQ(v, 1);
+	len = (size_t)snprintf(buf, sizeof(buf), "1%01000de-1000", 0);
+	ATF_REQUIRE(len < sizeof(buf));
+	ATF_REQUIRE(json_number(buf, len, 0, &v) == 0);
+	ATF_CHECK_EQ(v, 1);
+	len = (size_t)snprintf(buf, sizeof(buf), "1%01000de-691", 0);
+	ATF_CHECK(json_check(buf, len, &lim32) == JSON_ERANGE);
+	len = (size_t)snprintf(buf, sizeof(buf), "1%01000de-692", 0);
+	ATF_REQUIRE(json_number(buf, len, 0, &v) == 0);
+	ATF_CHECK_EQ(v, 1e308);
+}
+
+/* json_type() at or past the length sees no value, whatever follows. */
+ATF_TC_WITHOUT_HEAD(type_at_the_length_is_invalid);
+ATF_TC_BODY(type_at_the_length_is_invalid, tc)
+{
+	char	*doc;
+
+	ATF_CHECK_EQ(json_type("1{", 1, 1), JSON_INVALID);
+	ATF_CHECK_EQ(json_type("1[", 1, 1), JSON_INVALID);
+	ATF_CHECK_EQ(json_type("1\"", 1, 1), JSON_INVALID);
+	ATF_CHECK_EQ(json_type("12", 1, 1), JSON_INVALID);
+	ATF_REQUIRE((doc = malloc(1)) != NULL);
+	doc[0] = '{';
+	ATF_CHECK_EQ(json_type(doc, 1, 0), JSON_OBJECT);
+	ATF_CHECK_EQ(json_type(doc, 1, 1), JSON_INVALID);
+	free(doc);
+}
+
+/*
+ * json_value_end() never answers past the length, from an offset at or
+ * past it, or in a container whose close lies after it.
+ */
+ATF_TC_WITHOUT_HEAD(value_end_never_past_the_length);
+ATF_TC_BODY(value_end_never_past_the_length, tc)
+{
+	char	*doc;
+
+	ATF_CHECK_EQ(json_value_end("12", 1, 1), 1);
+	ATF_CHECK_EQ(json_value_end("12", 1, 2), 1);
+	ATF_CHECK_EQ(json_value_end("\"a\"", 1, 2), 1);
+	ATF_CHECK_EQ(json_value_end("[1]", 2, 0), 2);
+	ATF_CHECK_EQ(json_value_end("[[]]", 3, 0), 3);
+	ATF_CHECK_EQ(json_value_end("{\"a\":1}", 6, 0), 6);
+	ATF_REQUIRE((doc = malloc(3)) != NULL);
+	memcpy(doc, "[1]", 3);
+	ATF_CHECK_EQ(json_value_end(doc, 3, 0), 3);
+	ATF_CHECK_EQ(json_value_end(doc, 3, 3), 3);
+	ATF_CHECK_EQ(json_value_end(doc, 2, 0), 2);
+	free(doc);
+}
+
+/* An element at the length is none, whatever follows it. */
+ATF_TC_WITHOUT_HEAD(element_next_stops_at_the_length);
+ATF_TC_BODY(element_next_stops_at_the_length, tc)
+{
+	char	*doc;
+	size_t	 it, v;
+
+	it = 0;
+	ATF_CHECK(!json_element_next("[1", 1, &it, &v));
+	it = 2;
+	ATF_CHECK(!json_element_next("[1,2]", 3, &it, &v));
+	ATF_REQUIRE((doc = malloc(3)) != NULL);
+	memcpy(doc, "[1,", 3);
+	it = 0;
+	ATF_CHECK_EQ(json_element_next(doc, 1, &it, &v), 0);
+	it = 2;
+	ATF_CHECK_EQ(json_element_next(doc, 3, &it, &v), 0);
+	it = 3;
+	ATF_CHECK_EQ(json_element_next(doc, 3, &it, &v), 0);
+	free(doc);
+	/* An array cut after its bracket, exactly its byte on the heap. */
+	ATF_REQUIRE((doc = malloc(1)) != NULL);
+	doc[0] = '[';
+	it = 0;
+	ATF_CHECK_EQ(json_element_next(doc, 1, &it, &v), 0);
+	free(doc);
+}
+
+/*
+ * Each step returns exactly 1; json_member_next() on an array gives its
+ * elements and no name, as json_element_next() does.
+ */
+ATF_TC_WITHOUT_HEAD(member_next_of_an_array_gives_elements);
+ATF_TC_BODY(member_next_of_an_array_gives_elements, tc)
+{
+	const char	*doc = "[1,2]";
+	size_t		 len = strlen(doc), it = 0, k = 99, v = 0;
+
+	ATF_REQUIRE(json_check(doc, len, &lim32) == JSON_OK);
+	ATF_CHECK_EQ(json_member_next(doc, len, &it, &k, &v), 1);
+	ATF_CHECK_EQ(v, 1);
+	ATF_CHECK_EQ(json_member_next(doc, len, &it, &k, &v), 1);
+	ATF_CHECK_EQ(v, 3);
+	ATF_CHECK_EQ(k, 99);
+	ATF_CHECK_EQ(json_member_next(doc, len, &it, &k, &v), 0);
+	doc = "{\"a\":1}";
+	len = strlen(doc);
+	it = 0;
+	ATF_CHECK_EQ(json_member_next(doc, len, &it, &k, &v), 1);
+	ATF_CHECK_EQ(k, 1);
+	ATF_CHECK_EQ(v, 5);
+	it = 0;
+	ATF_CHECK_EQ(json_element_next(doc, len, &it, &v), 1);
+}
+
+/*
+ * Members that json_check() would refuse: the colon is skipped only when
+ * it is there, and a name cut by the end gives a value at the end.
+ */
+ATF_TC_WITHOUT_HEAD(member_next_takes_only_a_colon_after_a_name);
+ATF_TC_BODY(member_next_takes_only_a_colon_after_a_name, tc)
+{
+	char	*doc;
+	size_t	 it, k, v;
+
+	it = 0;
+	ATF_REQUIRE(json_member_next("{\"a\":1}", 4, &it, &k, &v));
+	ATF_CHECK_EQ(k, 1);
+	ATF_CHECK_EQ(v, 4);
+	it = 0;
+	ATF_REQUIRE(json_member_next("{\"a\"1}", 6, &it, &k, &v));
+	ATF_CHECK_EQ(v, 4);
+	it = 0;
+	ATF_REQUIRE(json_member_next("{\"a\" 1}", 7, &it, &k, &v));
+	ATF_CHECK_EQ(v, 5);
+	ATF_REQUIRE((doc = malloc(4)) != NULL);
+	memcpy(doc, "{\"a\"", 4);
+	it = 0;
+	ATF_REQUIRE(json_member_next(doc, 4, &it, &k, &v));
+	ATF_CHECK_EQ(v, 4);
+	free(doc);
+}
+
+/* A value that ends where it starts (two commas) ends the iteration. */
+ATF_TC_WITHOUT_HEAD(iteration_ends_at_a_value_without_bytes);
+ATF_TC_BODY(iteration_ends_at_a_value_without_bytes, tc)
+{
+	const char	*doc = "[1,,2]";
+	size_t		 len = strlen(doc), it = 0, v;
+
+	ATF_REQUIRE(json_element_next(doc, len, &it, &v));
+	ATF_CHECK_EQ(v, 1);
+	ATF_REQUIRE(json_element_next(doc, len, &it, &v));
+	ATF_CHECK_EQ(v, 3);
+	ATF_CHECK_EQ(it, len);
+	ATF_CHECK(!json_element_next(doc, len, &it, &v));
+}
+
+/*
+ * json_string_equal() on a string cut by the end compares the code points
+ * before the end; an escape cut short is none.
+ */
+ATF_TC_WITHOUT_HEAD(string_equal_compares_up_to_the_length);
+ATF_TC_BODY(string_equal_compares_up_to_the_length, tc)
+{
+	ATF_CHECK(json_string_equal("\"ab\"", 3, 0, "ab"));
+	ATF_CHECK(json_string_equal("\"a\\n\"", 4, 0, "a\n"));
+	ATF_CHECK(json_string_equal("\"\\/\"", 3, 0, "/"));
+	ATF_CHECK(!json_string_equal("\"a\\n\"", 3, 0, "a\n"));
+	ATF_CHECK(!json_string_equal("\"\\u00e9\"", 6, 0, "\xc3\xa9"));
+}
+
+/* Each code point at an end of a UTF-8 length, copied raw or escaped. */
+ATF_TC_WITHOUT_HEAD(string_copy_encodes_every_utf8_boundary);
+ATF_TC_BODY(string_copy_encodes_every_utf8_boundary, tc)
+{
+	static const struct {
+		const char	*esc, *raw;
+	} t[] = {
+		{ "\\u007f", "\x7f" },
+		{ "\\u0080", "\xc2\x80" },
+		{ "\\u0081", "\xc2\x81" },
+		{ "\\u07ff", "\xdf\xbf" },
+		{ "\\u0800", "\xe0\xa0\x80" },
+		{ "\\u0801", "\xe0\xa0\x81" },
+		{ "\\uffff", "\xef\xbf\xbf" },
+		{ "\\ud800\\udc00", "\xf0\x90\x80\x80" },
+		{ "\\ud800\\udc01", "\xf0\x90\x80\x81" },
+		{ "\\udbff\\udfff", "\xf4\x8f\xbf\xbf" },
+	};
+	char	 doc[32], s[8];
+	size_t	 i, j, len, n;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		for (j = 0; j < 2; j++) {
+			len = (size_t)snprintf(doc, sizeof(doc), "\"%s\"",
+			    j == 0 ? t[i].esc : t[i].raw);
+			ATF_REQUIRE(json_check(doc, len, &lim32) == JSON_OK);
+			ATF_CHECK_MSG(json_string_copy(doc, len, 0, s,
+			    sizeof(s), &n) == 0 && n == strlen(t[i].raw) &&
+			    memcmp(s, t[i].raw, n + 1) == 0, "%s", doc);
+			ATF_CHECK_MSG(json_string_equal(doc, len, 0, t[i].raw),
+			    "%s", doc);
+		}
+}
+
 ATF_TC_WITHOUT_HEAD(depth_at_limit_accepted_one_more_refused);
 ATF_TC_BODY(depth_at_limit_accepted_one_more_refused, tc)
 {
@@ -1611,6 +1924,20 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, duplicate_keys_refused);
 	ATF_TP_ADD_TC(tp, escaped_duplicate_keys_refused);
 	ATF_TP_ADD_TC(tp, distinct_or_separate_keys_accepted);
+	ATF_TP_ADD_TC(tp, object_cut_where_a_name_should_start_refused);
+	ATF_TP_ADD_TC(tp, member_name_refused_for_its_own_reason);
+	ATF_TP_ADD_TC(tp, string_at_top_level_refused_for_its_own_reason);
+	ATF_TP_ADD_TC(tp, utf8_cut_by_the_end_refused);
+	ATF_TP_ADD_TC(tp, number_below_the_smallest_subnormal_keeps_its_sign);
+	ATF_TP_ADD_TC(tp, exponent_of_any_length_read_with_the_digits);
+	ATF_TP_ADD_TC(tp, type_at_the_length_is_invalid);
+	ATF_TP_ADD_TC(tp, value_end_never_past_the_length);
+	ATF_TP_ADD_TC(tp, element_next_stops_at_the_length);
+	ATF_TP_ADD_TC(tp, member_next_of_an_array_gives_elements);
+	ATF_TP_ADD_TC(tp, member_next_takes_only_a_colon_after_a_name);
+	ATF_TP_ADD_TC(tp, iteration_ends_at_a_value_without_bytes);
+	ATF_TP_ADD_TC(tp, string_equal_compares_up_to_the_length);
+	ATF_TP_ADD_TC(tp, string_copy_encodes_every_utf8_boundary);
 	ATF_TP_ADD_TC(tp, depth_at_limit_accepted_one_more_refused);
 	ATF_TP_ADD_TC(tp, nesting_far_past_limit_refused_without_recursion);
 	ATF_TP_ADD_TC(tp, size_at_limit_accepted_one_more_refused);

@@ -1765,6 +1765,37 @@ ATF_TC_BODY(canonical_escapes_quote_and_backslash, tc)
 	canon_is("{\"\\u0022\":\"\\u005C\"}", "{\"\\\"\":\"\\\\\"}");
 }
 
+/*
+ * At the depth limit the innermost container may be an object or an
+ * array, alone or inside the other kind.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_takes_either_container_at_the_depth_limit);
+ATF_TC_BODY(canonical_takes_either_container_at_the_depth_limit, tc)
+{
+	static const struct {
+		int		 depth;
+		const char	*doc;
+		const char	*want;
+	} t[] = {
+		{ 1, "{ \"b\":1, \"a\":2 }", "{\"a\":2,\"b\":1}" },
+		{ 1, "[ 1, 2 ]", "[1,2]" },
+		{ 2, "[ { \"b\":1, \"a\":2 } ]", "[{\"a\":2,\"b\":1}]" },
+		{ 2, "{ \"a\": [ 1, 2 ] }", "{\"a\":[1,2]}" },
+	};
+	struct json_limits	 lim;
+	char			 out[64];
+	size_t			 i, n;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		lim.max_bytes = 64 * 1024;
+		lim.max_depth = t[i].depth;
+		out[0] = '\0';
+		ATF_CHECK_MSG(json_canonical(t[i].doc, strlen(t[i].doc), &lim,
+		    out, sizeof(out), &n, NULL) == 0, "%s", t[i].doc);
+		ATF_CHECK_STREQ(out, t[i].want);
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, scalars_at_top_level_accepted);
@@ -1829,5 +1860,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, canonical_fills_the_member_table_exactly);
 	ATF_TP_ADD_TC(tp, canonical_into_a_small_buffer_writes_only_a_prefix);
 	ATF_TP_ADD_TC(tp, canonical_escapes_quote_and_backslash);
+	ATF_TP_ADD_TC(tp, canonical_takes_either_container_at_the_depth_limit);
 	return atf_no_error();
 }

@@ -1900,6 +1900,215 @@ ATF_TC_BODY(canonical_sorts_members_in_any_order, tc)
 	}
 }
 
+/*
+ * Code points at both ends of each UTF-8 length, read raw or from an
+ * escape: json_string_copy() writes each one's bytes, every bit of them.
+ */
+ATF_TC_WITHOUT_HEAD(string_copy_writes_every_utf8_length_boundary);
+ATF_TC_BODY(string_copy_writes_every_utf8_length_boundary, tc)
+{
+	static const struct {
+		const char	*doc;
+		const char	*want;
+	} t[] = {
+		{ "\"\\u0001\\u007f\"", "\x01\x7f" },
+		{ "\"\\u0080\\u07ff\"", "\xc2\x80\xdf\xbf" },
+		{ "\"\\u0800\\uffff\"", "\xe0\xa0\x80\xef\xbf\xbf" },
+		{ "\"\\ud800\\udc00\\udbff\\udfff\"",
+		    "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf" },
+		{ "\"\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\"",
+		    "\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf" },
+		{ "\"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"",
+		    "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf" },
+	};
+	char	 s[32];
+	size_t	 i, len, n;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		len = strlen(t[i].doc);
+		ATF_REQUIRE(json_check(t[i].doc, len, &lim32) == JSON_OK);
+		n = 99;
+		ATF_CHECK_MSG(json_string_copy(t[i].doc, len, 0, s, sizeof(s),
+		    &n) == 0, "%zu", i);
+		ATF_CHECK_EQ_MSG(n, strlen(t[i].want), "%zu", i);
+		ATF_CHECK_MSG(strcmp(s, t[i].want) == 0, "%zu", i);
+	}
+}
+
+/*
+ * A string that is not well formed is refused by json_string_copy(), each
+ * with one defect: not closed, a bad escape, a control character.
+ */
+ATF_TC_WITHOUT_HEAD(string_copy_refuses_a_malformed_string);
+ATF_TC_BODY(string_copy_refuses_a_malformed_string, tc)
+{
+	static const char *const bad[] = {
+		"\"ab", "\"a\\qb\"", "\"a\x01\"", "\"a\\u00\"", "\"a\\ud800\"",
+	};
+	char	 s[16];
+	size_t	 i, n;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = 99;
+		ATF_CHECK_MSG(json_string_copy(bad[i], strlen(bad[i]), 0, s,
+		    sizeof(s), &n) == -1, "%zu", i);
+		ATF_CHECK_EQ_MSG(n, 99, "%zu", i);
+	}
+}
+
+/*
+ * Escaped code points at both ends of each UTF-8 length, and control
+ * characters of both hex digits, in the canonical form.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_encodes_every_utf8_length_boundary);
+ATF_TC_BODY(canonical_encodes_every_utf8_length_boundary, tc)
+{
+	canon_is("\"\\u0080\\u07ff\\u0800\\uffff\"",
+	    "\"\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\"");
+	canon_is("\"\\ud800\\udc00\\udbff\\udfff\"",
+	    "\"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
+	canon_is("\"\\u0020\\u007e\\u001e\\u000f\\u0011\"",
+	    "\" ~\\u001e\\u000f\\u0011\"");
+}
+
+/*
+ * json_canon() with no output buffer, or one of no bytes, says the output
+ * does not fit, by its own code and by json_canonical()'s reason.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_refuses_a_null_or_empty_output);
+ATF_TC_BODY(canonical_refuses_a_null_or_empty_output, tc)
+{
+	const char	*why;
+	char		 out[16];
+	size_t		 n = 99;
+
+	ATF_CHECK_EQ(json_canon("[1]", 3, &lim32, NULL, sizeof(out), &n),
+	    JSON_ESPACE);
+	ATF_CHECK_EQ(json_canon("[1]", 3, &lim32, out, 0, &n), JSON_ESPACE);
+	ATF_CHECK_EQ(n, 99);
+	why = "";
+	ATF_CHECK(json_canonical("[1]", 3, &lim32, out, 0, &n, &why) == -1);
+	ATF_CHECK_STREQ(why, "output too large");
+	ATF_CHECK_EQ(json_canon("[1]", 3, &lim32, out, sizeof(out), &n),
+	    JSON_OK);
+	ATF_CHECK_EQ(n, 3);
+}
+
+/* The length and the reason are optional: the form is written all the same. */
+ATF_TC_WITHOUT_HEAD(canonical_without_length_or_reason_writes_the_form);
+ATF_TC_BODY(canonical_without_length_or_reason_writes_the_form, tc)
+{
+	char	 out[16];
+
+	memset(out, 'x', sizeof(out));
+	ATF_CHECK(json_canonical("{\"b\":1,\"a\":2}", 13, &lim32, out,
+	    sizeof(out), NULL, NULL) == 0);
+	ATF_CHECK_STREQ(out, "{\"a\":2,\"b\":1}");
+	ATF_CHECK_EQ(json_canon("[ 1 ]", 5, &lim32, out, sizeof(out), NULL),
+	    JSON_OK);
+	ATF_CHECK_STREQ(out, "[1]");
+	ATF_CHECK(json_canonical("[1,]", 4, &lim32, out, sizeof(out), NULL,
+	    NULL) == -1);
+}
+
+/*
+ * Objects nested four deep, 256 members each, the inner object the first
+ * member: the encoder holds all 1024 members at once, exactly its table.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_fills_the_member_table_exactly);
+ATF_TC_BODY(canonical_fills_the_member_table_exactly, tc)
+{
+	struct json_limits	 lim = { DOC_BYTES, 16 };
+	char			*in, *out;
+	size_t			 len, n, levels;
+
+	ATF_REQUIRE((in = malloc(DOC_BYTES)) != NULL);
+	ATF_REQUIRE((out = malloc(DOC_BYTES)) != NULL);
+	levels = JSON_OPEN_MEMBERS_MAX / JSON_MEMBERS_MAX;
+	len = wide_nest(in, DOC_BYTES, levels, "0");
+	ATF_REQUIRE(json_check(in, len, &lim) == JSON_OK);
+	ATF_CHECK(json_canonical(in, len, &lim, out, DOC_BYTES, &n,
+	    NULL) == 0);
+	ATF_CHECK_EQ(n, len);
+	ATF_CHECK(json_check(out, n, &lim) == JSON_OK);
+	ATF_CHECK(strncmp(out, "{\"in\":{\"in\":{\"in\":{\"in\":0,\"k000\":0,",
+	    34) == 0);
+	free(out);
+	free(in);
+}
+
+/*
+ * Into a buffer too small for the canonical form, for each size: refused,
+ * and what was written is a prefix of the form, nothing past the size.
+ * The strings are pieces of several bytes, a shorter piece after each.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_into_a_small_buffer_writes_only_a_prefix);
+ATF_TC_BODY(canonical_into_a_small_buffer_writes_only_a_prefix, tc)
+{
+	const char	*doc = "[\"abc\",1,{\"defg\":\"hi\\u00e9\"},\"\"]";
+	const char	*want = "[\"abc\",1,{\"defg\":\"hi\xc3\xa9\"},\"\"]";
+	char		 out[64];
+	size_t		 sz, i, n;
+
+	for (sz = 1; sz <= strlen(want); sz++) {
+		memset(out, 'x', sizeof(out));
+		ATF_CHECK_EQ_MSG(json_canon(doc, strlen(doc), &lim32, out, sz,
+		    &n), JSON_ESPACE, "%zu bytes", sz);
+		for (i = 0; i < sz && out[i] == want[i]; i++)
+			;
+		for (; i < sizeof(out); i++)
+			if (out[i] != 'x')
+				break;
+		ATF_CHECK_MSG(i == sizeof(out), "%zu bytes: \"%.*s\"", sz,
+		    (int)sz, out);
+	}
+	ATF_CHECK_EQ(json_canon(doc, strlen(doc), &lim32, out, sz, &n),
+	    JSON_OK);
+	ATF_CHECK_STREQ(out, want);
+}
+
+/*
+ * A quote and a backslash in a string, escaped or not in the input, are
+ * written as \" and \\: here the first escapes this process writes.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_escapes_quote_and_backslash);
+ATF_TC_BODY(canonical_escapes_quote_and_backslash, tc)
+{
+	canon_is("[\"a\\\"b\",\"c\\\\d\"]", "[\"a\\\"b\",\"c\\\\d\"]");
+	canon_is("{\"\\u0022\":\"\\u005C\"}", "{\"\\\"\":\"\\\\\"}");
+}
+
+/*
+ * At the depth limit the innermost container may be an object or an
+ * array, alone or inside the other kind.
+ */
+ATF_TC_WITHOUT_HEAD(canonical_takes_either_container_at_the_depth_limit);
+ATF_TC_BODY(canonical_takes_either_container_at_the_depth_limit, tc)
+{
+	static const struct {
+		int		 depth;
+		const char	*doc;
+		const char	*want;
+	} t[] = {
+		{ 1, "{ \"b\":1, \"a\":2 }", "{\"a\":2,\"b\":1}" },
+		{ 1, "[ 1, 2 ]", "[1,2]" },
+		{ 2, "[ { \"b\":1, \"a\":2 } ]", "[{\"a\":2,\"b\":1}]" },
+		{ 2, "{ \"a\": [ 1, 2 ] }", "{\"a\":[1,2]}" },
+	};
+	struct json_limits	 lim;
+	char			 out[64];
+	size_t			 i, n;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		lim.max_bytes = 64 * 1024;
+		lim.max_depth = t[i].depth;
+		out[0] = '\0';
+		ATF_CHECK_MSG(json_canonical(t[i].doc, strlen(t[i].doc), &lim,
+		    out, sizeof(out), &n, NULL) == 0, "%s", t[i].doc);
+		ATF_CHECK_STREQ(out, t[i].want);
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, scalars_at_top_level_accepted);
@@ -1970,5 +2179,14 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, string_readers_refuse_what_is_no_string);
 	ATF_TP_ADD_TC(tp, string_copy_fits_exactly_or_refuses);
 	ATF_TP_ADD_TC(tp, canonical_sorts_members_in_any_order);
+	ATF_TP_ADD_TC(tp, string_copy_writes_every_utf8_length_boundary);
+	ATF_TP_ADD_TC(tp, string_copy_refuses_a_malformed_string);
+	ATF_TP_ADD_TC(tp, canonical_encodes_every_utf8_length_boundary);
+	ATF_TP_ADD_TC(tp, canonical_refuses_a_null_or_empty_output);
+	ATF_TP_ADD_TC(tp, canonical_without_length_or_reason_writes_the_form);
+	ATF_TP_ADD_TC(tp, canonical_fills_the_member_table_exactly);
+	ATF_TP_ADD_TC(tp, canonical_into_a_small_buffer_writes_only_a_prefix);
+	ATF_TP_ADD_TC(tp, canonical_escapes_quote_and_backslash);
+	ATF_TP_ADD_TC(tp, canonical_takes_either_container_at_the_depth_limit);
 	return atf_no_error();
 }

@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <linux/sockios.h>
@@ -3282,6 +3283,868 @@ ATF_TC_BODY(session_end_cuts_operation_deadline, tc)
 	peer_done(&c, &p);
 }
 
+/*
+ * mcp.c's survivors below line 1200.  A scripted peer like the one above
+ * that goes on reading after its last step and logs every line the client
+ * wrote until the client's end, then exits: once script_finish() has
+ * reaped it, peer.log is all the client sent, and a request that was not
+ * sent is absent for certain.  The test keeps a writing end of the
+ * replies of its own (out), for what arrives between operations.
+ */
+#define SCRIPT_CLOSE	0x1	/* close the requests, then reply and exit */
+#define SCRIPT_SIGNAL	0x2	/* first signal the client, blocked in poll */
+
+struct script_step {
+	const char	*reply;
+	int		 flags;
+};
+
+struct script {
+	pid_t		 pid;
+	int		 wfd;		/* the client's requests */
+	int		 rfd;		/* the replies, to the client */
+	int		 out;		/* the replies, the test's end */
+};
+
+static int			 script_sigfd = -1;
+static volatile sig_atomic_t	 script_signals;
+
+static void
+script_handler(int sig)
+{
+	(void)sig;
+	if (write(script_sigfd, "s", 1) == 1)
+		script_signals++;
+}
+
+/* 1 when process pid sleeps (its state S in /proc), 0 if not, -1. */
+static int
+script_sleeping(pid_t pid)
+{
+	char		 path[64], buf[1024];
+	const char	*p;
+	ssize_t		 n;
+	int		 fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return -1;
+	return p[2] == 'S';
+}
+
+/*
+ * The client (the test) sleeps only in poll(2) once it has written a
+ * request: a signal sent then interrupts the wait, and the handler's
+ * byte says it ran.
+ */
+static void
+script_signal(pid_t client, int sigrd)
+{
+	struct timespec	 ts = { 0, 1000000 };
+	int		 i, r;
+	char		 ch;
+
+	for (i = 0; (r = script_sleeping(client)) == 0; i++) {
+		if (i == 10000)
+			_exit(4);
+		nanosleep(&ts, NULL);
+	}
+	if (r == -1 || kill(client, SIGUSR1) == -1 || read(sigrd, &ch, 1) != 1)
+		_exit(4);
+}
+
+static void
+script_start(struct script *s, const struct script_step *steps, size_t n)
+{
+	int	 req[2], res[2], sig[2], log;
+	pid_t	 client = getpid();
+	size_t	 i, len;
+	char	 ch;
+
+	no_sigpipe();
+	ATF_REQUIRE(pipe(req) == 0 && pipe(res) == 0 && pipe(sig) == 0);
+	ATF_REQUIRE((s->pid = fork()) != -1);
+	if (s->pid == 0) {
+		(void)close(req[1]);
+		(void)close(res[0]);
+		(void)close(sig[1]);
+		if ((log = open("peer.log", O_WRONLY | O_CREAT | O_TRUNC,
+		    0644)) == -1)
+			_exit(1);
+		for (i = 0;; i++) {
+			do {
+				if (read(req[0], &ch, 1) != 1)
+					_exit(0);
+				if (write(log, &ch, 1) != 1)
+					_exit(1);
+			} while (ch != '\n');
+			if (i >= n)
+				continue;
+			if (steps[i].flags & SCRIPT_CLOSE)
+				(void)close(req[0]);
+			if (steps[i].flags & SCRIPT_SIGNAL)
+				script_signal(client, sig[0]);
+			if (steps[i].reply != NULL) {
+				/* EPIPE when the client's end is closed */
+				len = strlen(steps[i].reply);
+				if (write(res[1], steps[i].reply, len) == -1 &&
+				    errno != EPIPE)
+					_exit(1);
+			}
+			if (steps[i].flags & SCRIPT_CLOSE)
+				_exit(0);
+		}
+	}
+	ATF_REQUIRE(close(req[0]) == 0 && close(sig[0]) == 0);
+	if (script_sigfd != -1)
+		ATF_REQUIRE(close(script_sigfd) == 0);
+	script_sigfd = sig[1];
+	s->wfd = req[1];
+	s->rfd = res[0];
+	s->out = res[1];
+}
+
+/* The client's end, then the peer's: what it logged is complete. */
+static void
+script_finish(struct mcp_client *c, struct script *s)
+{
+	int	 status;
+
+	mcp_close(c);
+	ATF_REQUIRE(close(s->out) == 0);
+	ATF_REQUIRE(waitpid(s->pid, &status, 0) == s->pid);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "peer status %d", status);
+}
+
+/* The lines the client wrote, once the peer is reaped. */
+static int
+script_lines(void)
+{
+	char	 buf[8192];
+	FILE	*f;
+	int	 n = 0;
+
+	ATF_REQUIRE((f = fopen("peer.log", "r")) != NULL);
+	while (fgets(buf, sizeof(buf), f) != NULL)
+		n++;
+	fclose(f);
+	return n;
+}
+
+static void
+script_client(struct mcp_client *c, struct script *s, unsigned int timeout_ms,
+    size_t response_bytes)
+{
+	struct mcp_limits	 lim;
+
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = timeout_ms;
+	lim.response_bytes = response_bytes;
+	ATF_REQUIRE_EQ(mcp_open(c, s->wfd, s->rfd, &lim), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_allow(c, "echo"), MCP_OK);
+}
+
+/* Initialized and listed: echo, 3 lines sent. */
+static void
+script_listed(struct mcp_client *c, struct script *s, size_t response_bytes)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0 },
+		{ PEER_CALL("3"), 0 },
+	};
+
+	script_start(s, steps, nitems(steps));
+	script_client(c, s, 5000, response_bytes);
+	ATF_REQUIRE_EQ(mcp_initialize(c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(c), MCP_OK);
+}
+
+static void
+script_put(struct script *s, const char *p, size_t n)
+{
+	ATF_REQUIRE_EQ(write(s->out, p, n), (ssize_t)n);
+}
+
+/* A session end already passed: the listing times out, nothing sent. */
+ATF_TC_WITHOUT_HEAD(session_end_passed_nothing_sent);
+ATF_TC_BODY(session_end_passed_nothing_sent, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	struct timespec		 end;
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &end) == 0);
+	mcp_set_end(&c, &end);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_TIMEOUT);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 2);
+}
+
+/*
+ * A session end later than the operation's deadline leaves the deadline:
+ * a listing answered long after it times out all the same.
+ */
+ATF_TC_WITHOUT_HEAD(session_end_later_than_deadline_keeps_it);
+ATF_TC_BODY(session_end_later_than_deadline_keeps_it, tc)
+{
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 3 * TIMEOUT_MS },
+	};
+	struct mcp_client	 c;
+	struct peer		 p;
+	struct timespec		 end;
+
+	peer_start(&p, steps, nitems(steps));
+	peer_client(&c, &p, TIMEOUT_MS);
+	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &end) == 0);
+	end.tv_sec += 40;
+	mcp_set_end(&c, &end);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_TIMEOUT);
+	peer_done(&c, &p);
+}
+
+/* A signal handled while the client waits for a response is no error. */
+ATF_TC_WITHOUT_HEAD(signal_during_wait_not_an_error);
+ATF_TC_BODY(signal_during_wait_not_an_error, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ PEER_LIST("2", PEER_TOOL), SCRIPT_SIGNAL },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	struct sigaction	 sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = script_handler;
+	ATF_REQUIRE(sigemptyset(&sa.sa_mask) == 0);
+	ATF_REQUIRE(sigaction(SIGUSR1, &sa, &old) == 0);
+	script_signals = 0;
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(script_signals, 1);
+	script_finish(&c, &s);
+	ATF_REQUIRE(sigaction(SIGUSR1, &old, NULL) == 0);
+}
+
+/* read(2) calls the process made so far (/proc/self/io, syscr). */
+static unsigned long
+reads_so_far(void)
+{
+	char		 buf[1024];
+	const char	*p;
+	ssize_t		 n;
+	int		 fd;
+
+	ATF_REQUIRE((fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC)) != -1);
+	ATF_REQUIRE((n = read(fd, buf, sizeof(buf) - 1)) > 0);
+	ATF_REQUIRE(close(fd) == 0);
+	buf[n] = '\0';
+	ATF_REQUIRE((p = strstr(buf, "syscr: ")) != NULL);
+	return strtoul(p + 7, NULL, 10);
+}
+
+/*
+ * A server that never answers: the client waits in poll(2) to the
+ * deadline and reads nothing, no read(2) at all (reads_so_far's own one
+ * aside), so it spins on no empty descriptor.
+ */
+ATF_TC_WITHOUT_HEAD(silent_server_waited_for_not_read);
+ATF_TC_BODY(silent_server_waited_for_not_read, tc)
+{
+	static const struct script_step	 steps[] = { { NULL, 0 } };
+	struct mcp_client	 c;
+	struct script		 s;
+	unsigned long		 a, b, one;
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, TIMEOUT_MS, 0);
+	a = reads_so_far();
+	b = reads_so_far();
+	one = b - a;
+	a = reads_so_far();
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_TIMEOUT);
+	b = reads_so_far();
+	ATF_CHECK_EQ_MSG(b - a, one, "%lu reads", b - a - one);
+	script_finish(&c, &s);
+}
+
+/* A stdin that cannot be written: write(2) fails, a system error. */
+ATF_TC_WITHOUT_HEAD(unwritable_stdin_system_error);
+ATF_TC_BODY(unwritable_stdin_system_error, tc)
+{
+	struct mcp_client	 c;
+	int			 wfd, out[2];
+
+	no_sigpipe();
+	ATF_REQUIRE((wfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) != -1);
+	ATF_REQUIRE(pipe(out) == 0 && close(out[1]) == 0);
+	ATF_REQUIRE_EQ(mcp_open(&c, wfd, out[0], NULL), MCP_OK);
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_SYSTEM);
+	ATF_CHECK_EQ(c.state, MCP_ST_DEAD);
+	mcp_close(&c);
+}
+
+/* A stdout that cannot be read (a directory): a system error. */
+ATF_TC_WITHOUT_HEAD(unreadable_stdout_system_error);
+ATF_TC_BODY(unreadable_stdout_system_error, tc)
+{
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	int			 wfd, rfd;
+
+	no_sigpipe();
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = TIMEOUT_MS;
+	ATF_REQUIRE((wfd = open("/dev/null", O_WRONLY | O_CLOEXEC)) != -1);
+	ATF_REQUIRE((rfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) !=
+	    -1);
+	ATF_REQUIRE_EQ(mcp_open(&c, wfd, rfd, &lim), MCP_OK);
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_SYSTEM);
+	mcp_close(&c);
+}
+
+/*
+ * A descriptor closed under the client (poll(2) says POLLNVAL): a system
+ * error, not a wait to the deadline.
+ */
+ATF_TC_WITHOUT_HEAD(descriptor_closed_under_client_system_error);
+ATF_TC_BODY(descriptor_closed_under_client_system_error, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 }, { NULL, 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	int			 which;
+
+	for (which = 0; which < 2; which++) {
+		script_start(&s, steps, nitems(steps));
+		script_client(&c, &s, 5000, 0);
+		ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+		ATF_REQUIRE(close(which == 0 ? c.wfd : c.rfd) == 0);
+		ATF_CHECK_EQ_MSG(mcp_list_tools(&c), MCP_E_SYSTEM, "%s",
+		    which == 0 ? "stdin" : "stdout");
+		script_finish(&c, &s);
+	}
+}
+
+/*
+ * A header the engine would not write refuses the stream even when a
+ * good frame follows it in the same bytes: nothing past it is read.
+ */
+static void
+header_then_frame_case(const unsigned char first[4], uint32_t size,
+    int frame)
+{
+	struct engine		 e;
+	struct mcp_client	 c;
+	char			 head[512];
+	size_t			 len;
+
+	len = header_put(head, 0, first, size);
+	if (frame)
+		len = frame_put(head, len, STREAM_STDOUT, INIT_RESPONSE,
+		    INIT_LEN);
+	else {
+		memcpy(head + len, INIT_RESPONSE, INIT_LEN);
+		len += INIT_LEN;
+	}
+	engine_start(&e, "", 0, 0);
+	ATF_CHECK_EQ_MSG(engine_initialize(&e, &c, head, len, 0, NULL),
+	    MCP_E_STREAM, "header %02x %02x %02x %02x size %u", first[0],
+	    first[1], first[2], first[3], size);
+	mcp_close(&c);
+	engine_stop(&e);
+}
+
+ATF_TC_WITHOUT_HEAD(stream_bad_header_refused_frame_after_it_unread);
+ATF_TC_BODY(stream_bad_header_refused_frame_after_it_unread, tc)
+{
+	const unsigned char	 in[4] = { 0, 0, 0, 0 };
+	const unsigned char	 reserved[4] = { STREAM_STDOUT, 0, 1, 0 };
+	const unsigned char	 out[4] = { STREAM_STDOUT, 0, 0, 0 };
+
+	header_then_frame_case(in, 0, 1);
+	header_then_frame_case(reserved, 0, 1);
+	header_then_frame_case(out, STREAM_FRAME_BYTES + 1, 1);
+}
+
+/* The size's first byte counts: 2^24 and more is over the bound. */
+ATF_TC_WITHOUT_HEAD(stream_frame_size_first_byte_counted);
+ATF_TC_BODY(stream_frame_size_first_byte_counted, tc)
+{
+	const unsigned char	 out[4] = { STREAM_STDOUT, 0, 0, 0 };
+
+	header_then_frame_case(out, (1U << 24) + INIT_LEN, 0);
+}
+
+/*
+ * The attach stream from a socket that has a name (dockerd's is a
+ * connection accepted on its socket): recvmsg(2) is asked for no sender
+ * address, which it would otherwise have to write.
+ */
+ATF_TC_WITHOUT_HEAD(stream_from_named_socket_carries_the_session);
+ATF_TC_BODY(stream_from_named_socket_carries_the_session, tc)
+{
+	struct sockaddr_un	 sun;
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	socklen_t		 sl;
+	pid_t			 pid;
+	char			 script[512], buf[512];
+	size_t			 len;
+	int			 lfd, fd, efd, status;
+
+	ATF_REQUIRE(signal(SIGPIPE, SIG_IGN) != SIG_ERR);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	len = (size_t)snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
+	    "cmcp-mcp-test-%d", (int)getpid());
+	sl = sizeof(sun.sun_family) + 1 + len;
+	ATF_REQUIRE((lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) !=
+	    -1);
+	ATF_REQUIRE(bind(lfd, (struct sockaddr *)&sun, sl) == 0);
+	ATF_REQUIRE(listen(lfd, 1) == 0);
+	ATF_REQUIRE((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) !=
+	    -1);
+	ATF_REQUIRE(connect(fd, (struct sockaddr *)&sun, sl) == 0);
+	ATF_REQUIRE((efd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) != -1);
+	ATF_REQUIRE(close(lfd) == 0);
+
+	len = frame_put(script, 0, STREAM_STDOUT, INIT_RESPONSE, INIT_LEN);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		(void)close(fd);
+		child_write(efd, script, len);
+		while (read(efd, buf, sizeof(buf)) > 0)
+			;
+		_exit(0);
+	}
+	ATF_REQUIRE(close(efd) == 0);
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = 5000;
+	ATF_REQUIRE_EQ(mcp_open_stream(&c, fd, NULL, 0, &lim), MCP_OK);
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_OK);
+	mcp_close(&c);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A notification before the response, as given: refused. */
+static void
+notification_case(const char *note)
+{
+	struct script_step	 steps[1];
+	struct mcp_client	 c;
+	struct script		 s;
+	char			 reply[1024];
+
+	ATF_REQUIRE((size_t)snprintf(reply, sizeof(reply), "%s\n%s", note,
+	    PEER_INIT) < sizeof(reply));
+	steps[0].reply = reply;
+	steps[0].flags = 0;
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_CHECK_EQ_MSG(mcp_initialize(&c), MCP_E_PROTOCOL, "%s", note);
+	ATF_CHECK_EQ(c.notifications, 0);
+	script_finish(&c, &s);
+}
+
+ATF_TC_WITHOUT_HEAD(notification_extra_member_refused);
+ATF_TC_BODY(notification_extra_member_refused, tc)
+{
+	notification_case("{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/progress\",\"extra\":1}");
+}
+
+ATF_TC_WITHOUT_HEAD(notification_method_not_string_refused);
+ATF_TC_BODY(notification_method_not_string_refused, tc)
+{
+	notification_case("{\"jsonrpc\":\"2.0\",\"method\":1}");
+}
+
+/* Any other notification during a listing: counted, one listing. */
+ATF_TC_WITHOUT_HEAD(other_notification_during_list_lists_once);
+ATF_TC_BODY(other_notification_during_list_lists_once, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"method\":"
+		  "\"notifications/progress\"}\n"
+		  PEER_LIST("2", PEER_TOOL), 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, TIMEOUT_MS, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(c.notifications, 1);
+	ATF_CHECK_EQ(c.listings, 1);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 3);
+}
+
+/*
+ * A ping with the id token given, before the initialize response: want;
+ * answered, the answer carries the id as written, and nothing else goes
+ * out when refused.
+ */
+static void
+ping_id_case(const char *id, enum mcp_error want)
+{
+	struct script_step	 steps[1];
+	struct mcp_client	 c;
+	struct script		 s;
+	char			 reply[1024], answer[256], line[256];
+
+	ATF_REQUIRE((size_t)snprintf(reply, sizeof(reply),
+	    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}\n%s", id,
+	    PEER_INIT) < sizeof(reply));
+	steps[0].reply = reply;
+	steps[0].flags = 0;
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_CHECK_EQ_MSG(mcp_initialize(&c), want, "id %s", id);
+	ATF_CHECK_EQ(c.pings, want == MCP_OK ? 1 : 0);
+	script_finish(&c, &s);
+	ATF_REQUIRE((size_t)snprintf(answer, sizeof(answer),
+	    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}", id) <
+	    sizeof(answer));
+	if (want == MCP_OK)
+		ATF_CHECK_STREQ(peer_line(2, line, sizeof(line)), answer);
+	else
+		ATF_CHECK_EQ(script_lines(), 1);
+}
+
+ATF_TC_WITHOUT_HEAD(ping_id_at_bound_answered_one_more_refused);
+ATF_TC_BODY(ping_id_at_bound_answered_one_more_refused, tc)
+{
+	char	 id[MCP_PEER_ID_BYTES + 2];
+
+	/* A string token of exactly MCP_PEER_ID_BYTES, quotes included. */
+	memset(id, 'p', sizeof(id));
+	id[0] = '"';
+	id[MCP_PEER_ID_BYTES - 1] = '"';
+	id[MCP_PEER_ID_BYTES] = '\0';
+	ping_id_case(id, MCP_OK);
+	id[MCP_PEER_ID_BYTES - 1] = 'p';
+	id[MCP_PEER_ID_BYTES] = '"';
+	id[MCP_PEER_ID_BYTES + 1] = '\0';
+	ping_id_case(id, MCP_E_PROTOCOL);
+}
+
+ATF_TC_WITHOUT_HEAD(ping_id_neither_string_nor_integer_refused);
+ATF_TC_BODY(ping_id_neither_string_nor_integer_refused, tc)
+{
+	ping_id_case("true", MCP_E_PROTOCOL);
+}
+
+/* A ping the server sends after closing its stdin: its answer fails. */
+ATF_TC_WITHOUT_HEAD(ping_answer_not_delivered_closed);
+ATF_TC_BODY(ping_answer_not_delivered_closed, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n"
+		  PEER_LIST("2", PEER_TOOL), SCRIPT_CLOSE },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CLOSED);
+	ATF_CHECK_EQ(c.pings, 0);
+	script_finish(&c, &s);
+}
+
+/*
+ * The server closes its stdin after initialized and answers a listing
+ * it never got: the request is not delivered, the answer not read.
+ */
+ATF_TC_WITHOUT_HEAD(list_not_delivered_answer_not_read);
+ATF_TC_BODY(list_not_delivered_answer_not_read, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 },
+		{ PEER_LIST("2", PEER_TOOL), SCRIPT_CLOSE },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	struct pollfd		 pfd;
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	/* The answer is there: the server's stdin is closed already. */
+	pfd.fd = c.rfd;
+	pfd.events = POLLIN;
+	ATF_REQUIRE_EQ(poll(&pfd, 1, -1), 1);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CLOSED);
+	ATF_CHECK(mcp_tools_hash(&c) == NULL);
+	script_finish(&c, &s);
+}
+
+/* A listing that times out is cancelled by its id, like a call. */
+ATF_TC_WITHOUT_HEAD(timed_out_list_cancelled_by_id);
+ATF_TC_BODY(timed_out_list_cancelled_by_id, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 }, { NULL, 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	char			 line[256];
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, TIMEOUT_MS, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_TIMEOUT);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 4);
+	ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)),
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+	    "\"params\":{\"requestId\":2,\"reason\":\"timeout\"}}");
+}
+
+/* A line that is no JSON, there before a call: fatal, the call not sent. */
+ATF_TC_WITHOUT_HEAD(garbage_pending_before_call_fatal_not_sent);
+ATF_TC_BODY(garbage_pending_before_call_fatal_not_sent, tc)
+{
+	struct mcp_client	 c;
+	struct script		 s;
+
+	script_listed(&c, &s, 0);
+	script_put(&s, "not json\n", 9);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_SYNTAX);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 3);
+}
+
+/*
+ * A response there before a call (the listing's again) is left for the
+ * call to match: the call goes out, and the stale id is refused.
+ */
+ATF_TC_WITHOUT_HEAD(stale_response_pending_before_call_refused);
+ATF_TC_BODY(stale_response_pending_before_call_refused, tc)
+{
+	static const char	 sent[] = "{\"jsonrpc\":\"2.0\",\"id\":3,"
+	    "\"method\":\"tools/call\"";
+	struct mcp_client	 c;
+	struct script		 s;
+	char			 line[256];
+
+	script_listed(&c, &s, 0);
+	script_put(&s, PEER_LIST("2", PEER_TOOL),
+	    strlen(PEER_LIST("2", PEER_TOOL)));
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_ID);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 4);
+	ATF_CHECK(strncmp(peer_line(4, line, sizeof(line)), sent,
+	    sizeof(sent) - 1) == 0);
+}
+
+/*
+ * An unfinished line there before a call: at the bound it is waited
+ * for, and the call goes out; one byte more is refused before sending.
+ */
+ATF_TC_WITHOUT_HEAD(pending_line_at_bound_kept_one_more_refused);
+ATF_TC_BODY(pending_line_at_bound_kept_one_more_refused, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0 },
+		{ "\n" PEER_CALL("3"), 0 },
+	};
+	static const char	 pre[] = "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/message\",\"params\":{\"pad\":\"";
+	char			 note[MCP_RESPONSE_MIN_BYTES + 1];
+	struct mcp_client	 c;
+	struct script		 s;
+	size_t			 n = MCP_RESPONSE_MIN_BYTES;
+
+	/* A notification of exactly the bound, its newline to come. */
+	memset(note, 'x', sizeof(note));
+	memcpy(note, pre, strlen(pre));
+	memcpy(note + n - 3, "\"}}", 3);
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, MCP_RESPONSE_MIN_BYTES);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	script_put(&s, note, n);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(c.notifications, 1);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 4);
+
+	/* One byte more than the bound, no newline. */
+	script_listed(&c, &s, MCP_RESPONSE_MIN_BYTES);
+	script_put(&s, note, n + 1);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_TOO_LARGE);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 3);
+}
+
+/*
+ * Every place of the allow list configured (tools 2, two names): a name
+ * not among them has no state and no schema (under ASan: nothing read
+ * past the lists).
+ */
+ATF_TC_WITHOUT_HEAD(unconfigured_name_with_every_place_configured);
+ATF_TC_BODY(unconfigured_name_with_every_place_configured, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	struct mcp_limits	 lim;
+	const char		*schema = NULL;
+	size_t			 len = 0;
+
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = 5000;
+	lim.tools = 2;
+	script_start(&s, steps, nitems(steps));
+	ATF_REQUIRE_EQ(mcp_open(&c, s.wfd, s.rfd, &lim), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_allow(&c, "echo"), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_allow(&c, "other"), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "nothing"), 0);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "nothing", &schema, &len), -1);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "other", &schema, &len), -1);
+	ATF_CHECK(schema == NULL);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), 0);
+	script_finish(&c, &s);
+}
+
+/*
+ * A configured tool listed in a listing that a list_changed restarted,
+ * and not in the listing pinned: no schema (the one kept is stale).
+ */
+ATF_TC_WITHOUT_HEAD(schema_of_tool_gone_by_relisting_withheld);
+ATF_TC_BODY(schema_of_tool_gone_by_relisting_withheld, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ PEER_CHANGED PEER_LIST("2", PEER_TOOL), 0 },
+		{ PEER_LIST("3", "{\"name\":\"other\","
+		  "\"inputSchema\":{\"type\":\"object\"}}"), 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	const char		*schema = NULL;
+	size_t			 len = 0;
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(c.listings, 1);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "echo"), MCP_TOOL_CONFIGURED);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), -1);
+	ATF_CHECK(schema == NULL);
+	script_finish(&c, &s);
+}
+
+/*
+ * poll(2) itself failing (a process allowed no descriptor, RLIMIT_NOFILE
+ * 0, may poll none: EINVAL) is a system error at once, nothing sent.
+ */
+ATF_TC_WITHOUT_HEAD(poll_failure_system_error_nothing_sent);
+ATF_TC_BODY(poll_failure_system_error_nothing_sent, tc)
+{
+	static const struct script_step	 steps[] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+	struct rlimit		 rl = { 0, 0 };
+	pid_t			 pid;
+
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, TIMEOUT_MS, 0);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			_exit(2);
+		_exit(mcp_initialize(&c) == MCP_E_SYSTEM ? 0 : 10);
+	}
+	memcap_child_passes(pid);
+	script_finish(&c, &s);
+	ATF_CHECK_EQ(script_lines(), 0);
+}
+
+/*
+ * A second page refused by the envelope alone: its result is where the
+ * first page's was, so nothing but the check tells them apart.
+ */
+static void
+second_page_case(const char *page, enum mcp_error want)
+{
+	struct script_step	 steps[4] = {
+		{ PEER_INIT, 0 }, { NULL, 0 },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[],"
+		  "\"nextCursor\":\"c1\"}}\n", 0 },
+		{ NULL, 0 },
+	};
+	struct mcp_client	 c;
+	struct script		 s;
+
+	steps[3].reply = page;
+	script_start(&s, steps, nitems(steps));
+	script_client(&c, &s, 5000, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_list_tools(&c), want);
+	script_finish(&c, &s);
+}
+
+ATF_TC_WITHOUT_HEAD(second_page_accepted);
+ATF_TC_BODY(second_page_accepted, tc)
+{
+	second_page_case(PEER_LIST("3", PEER_TOOL), MCP_OK);
+}
+
+ATF_TC_WITHOUT_HEAD(second_page_extra_member_refused);
+ATF_TC_BODY(second_page_extra_member_refused, tc)
+{
+	second_page_case("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":["
+	    PEER_TOOL "]},\"extra\":1}\n", MCP_E_PROTOCOL);
+}
+
+ATF_TC_WITHOUT_HEAD(second_page_result_and_error_refused);
+ATF_TC_BODY(second_page_result_and_error_refused, tc)
+{
+	second_page_case("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":["
+	    PEER_TOOL "]},\"error\":{\"code\":1,\"message\":\"m\"}}\n",
+	    MCP_E_PROTOCOL);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
@@ -3436,5 +4299,33 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, schema_only_for_configured_listed_tool);
 	ATF_TP_ADD_TC(tp, strerror_below_ok_unknown);
 	ATF_TP_ADD_TC(tp, session_end_cuts_operation_deadline);
+
+	ATF_TP_ADD_TC(tp, session_end_passed_nothing_sent);
+	ATF_TP_ADD_TC(tp, session_end_later_than_deadline_keeps_it);
+	ATF_TP_ADD_TC(tp, signal_during_wait_not_an_error);
+	ATF_TP_ADD_TC(tp, silent_server_waited_for_not_read);
+	ATF_TP_ADD_TC(tp, unwritable_stdin_system_error);
+	ATF_TP_ADD_TC(tp, unreadable_stdout_system_error);
+	ATF_TP_ADD_TC(tp, descriptor_closed_under_client_system_error);
+	ATF_TP_ADD_TC(tp, stream_bad_header_refused_frame_after_it_unread);
+	ATF_TP_ADD_TC(tp, stream_frame_size_first_byte_counted);
+	ATF_TP_ADD_TC(tp, stream_from_named_socket_carries_the_session);
+	ATF_TP_ADD_TC(tp, notification_extra_member_refused);
+	ATF_TP_ADD_TC(tp, notification_method_not_string_refused);
+	ATF_TP_ADD_TC(tp, other_notification_during_list_lists_once);
+	ATF_TP_ADD_TC(tp, ping_id_at_bound_answered_one_more_refused);
+	ATF_TP_ADD_TC(tp, ping_id_neither_string_nor_integer_refused);
+	ATF_TP_ADD_TC(tp, ping_answer_not_delivered_closed);
+	ATF_TP_ADD_TC(tp, list_not_delivered_answer_not_read);
+	ATF_TP_ADD_TC(tp, timed_out_list_cancelled_by_id);
+	ATF_TP_ADD_TC(tp, garbage_pending_before_call_fatal_not_sent);
+	ATF_TP_ADD_TC(tp, stale_response_pending_before_call_refused);
+	ATF_TP_ADD_TC(tp, pending_line_at_bound_kept_one_more_refused);
+	ATF_TP_ADD_TC(tp, unconfigured_name_with_every_place_configured);
+	ATF_TP_ADD_TC(tp, schema_of_tool_gone_by_relisting_withheld);
+	ATF_TP_ADD_TC(tp, poll_failure_system_error_nothing_sent);
+	ATF_TP_ADD_TC(tp, second_page_accepted);
+	ATF_TP_ADD_TC(tp, second_page_extra_member_refused);
+	ATF_TP_ADD_TC(tp, second_page_result_and_error_refused);
 	return atf_no_error();
 }

@@ -524,6 +524,385 @@ ATF_TC_BODY(good_path_delivers_exactly_the_calls, tc)
 	server_stop(&s);
 }
 
+/*
+ * The client's reading of each answer, member by member, and what it
+ * builds from them (gateway/mcp.c from mcp_cancel() on): every input
+ * below is a valid answer but for the one defect its case names, spelled
+ * out to the byte by mcp-hostile's reply mode (the phase's request
+ * answered with its id and the text) or sent before the answer by its
+ * line-first mode.
+ */
+#define RP_VERSION	"\"protocolVersion\":\"" MCP_PROTOCOL_PREVIOUS "\""
+#define RP_CAPS		"\"capabilities\":{\"tools\":{}}"
+#define RP_INFO		"\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}"
+#define RP_SCHEMA	"\"inputSchema\":{\"type\":\"object\"}"
+#define RP_TOOLS(t)	"\"result\":{\"tools\":[" t "]}"
+#define RP_N63		"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+
+static void
+reply_start(const atf_tc_t *tc, struct server *s, const char *mode,
+    const char *phase, const char *text)
+{
+	const char	*argv[] = { "mcp-hostile", "-r", RECORD, "-p", phase,
+	    "-b", text, mode, NULL };
+
+	server_start(tc, s, argv, 0);
+}
+
+/* The steps before fail_at succeed; fail_at returns want (and sticks). */
+static void
+reply_case(const atf_tc_t *tc, const char *mode, const char *phase,
+    const char *text, enum step fail_at, enum mcp_error want)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	enum mcp_error		 e;
+	int			 st;
+
+	reply_start(tc, &s, mode, phase, text);
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	for (st = STEP_INIT; st < (int)fail_at; st++)
+		ATF_REQUIRE_EQ_MSG(step(&c, st), MCP_OK, "step %d", st);
+	e = step(&c, fail_at);
+	ATF_CHECK_EQ_MSG(e, want, "got %s, want %s", mcp_strerror(e),
+	    mcp_strerror(want));
+	if (want != MCP_OK)
+		ATF_CHECK_EQ(step(&c, fail_at), want);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+#define REPLY_TC(name, mode, phase, text, fail_at, want)		\
+ATF_TC_WITHOUT_HEAD(name);						\
+ATF_TC_BODY(name, tc)							\
+{									\
+	reply_case(tc, mode, phase, text, fail_at, want);		\
+}
+
+/* InitializeResult: each required member, and instructions, typed. */
+REPLY_TC(initialize_result_complete_accepted, "reply", "initialize",
+    "\"result\":{" RP_VERSION "," RP_CAPS "," RP_INFO ",\"instructions\":"
+    "\"x\"}", STEP_INIT, MCP_OK)
+REPLY_TC(initialize_version_missing_refused, "reply", "initialize",
+    "\"result\":{" RP_CAPS "," RP_INFO "}", STEP_INIT, MCP_E_PROTOCOL)
+REPLY_TC(initialize_version_not_string_refused, "reply", "initialize",
+    "\"result\":{\"protocolVersion\":20250618," RP_CAPS "," RP_INFO "}",
+    STEP_INIT, MCP_E_PROTOCOL)
+REPLY_TC(initialize_tools_capability_not_object_refused, "reply",
+    "initialize", "\"result\":{" RP_VERSION ",\"capabilities\":{\"tools\":"
+    "true}," RP_INFO "}", STEP_INIT, MCP_E_PROTOCOL)
+/* Nothing is looked up in a number: the result's own tools is no capability. */
+REPLY_TC(initialize_capabilities_not_object_refused, "reply", "initialize",
+    "\"result\":{" RP_VERSION ",\"capabilities\":1," RP_INFO ",\"tools\":{}}",
+    STEP_INIT, MCP_E_PROTOCOL)
+REPLY_TC(initialize_server_info_missing_refused, "reply", "initialize",
+    "\"result\":{" RP_VERSION "," RP_CAPS "}", STEP_INIT, MCP_E_PROTOCOL)
+REPLY_TC(initialize_server_name_not_string_refused, "reply", "initialize",
+    "\"result\":{" RP_VERSION "," RP_CAPS ",\"serverInfo\":{\"name\":1,"
+    "\"version\":\"1\"}}", STEP_INIT, MCP_E_PROTOCOL)
+REPLY_TC(initialize_server_version_missing_refused, "reply", "initialize",
+    "\"result\":{" RP_VERSION "," RP_CAPS ",\"serverInfo\":{\"name\":\"s\"}}",
+    STEP_INIT, MCP_E_PROTOCOL)
+REPLY_TC(initialize_server_version_not_string_refused, "reply",
+    "initialize", "\"result\":{" RP_VERSION "," RP_CAPS ",\"serverInfo\":"
+    "{\"name\":\"s\",\"version\":1}}", STEP_INIT, MCP_E_PROTOCOL)
+REPLY_TC(initialize_instructions_not_string_refused, "reply", "initialize",
+    "\"result\":{" RP_VERSION "," RP_CAPS "," RP_INFO ",\"instructions\":1}",
+    STEP_INIT, MCP_E_PROTOCOL)
+
+/* A server request's id: an integer, negative too, or refused. */
+REPLY_TC(ping_negative_integer_id_answered, "line-first", "initialize",
+    "{\"jsonrpc\":\"2.0\",\"id\":-109,\"method\":\"ping\"}", STEP_INIT,
+    MCP_OK)
+REPLY_TC(ping_fraction_id_refused, "line-first", "initialize",
+    "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", STEP_INIT,
+    MCP_E_PROTOCOL)
+REPLY_TC(ping_exponent_id_refused, "line-first", "initialize",
+    "{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"ping\"}", STEP_INIT,
+    MCP_E_PROTOCOL)
+
+/* Tools none of which is configured: what the list itself must hold. */
+/* 64 bytes do not fit the name's buffer, after a name that filled it. */
+REPLY_TC(tool_name_over_buffer_after_one_at_it_refused, "reply", "list",
+    RP_TOOLS("{\"name\":\"" RP_N63 "\"," RP_SCHEMA "},{\"name\":\"b" RP_N63
+    "\"," RP_SCHEMA "}"), STEP_LIST, MCP_E_TOOLS)
+REPLY_TC(unconfigured_tool_without_schema_refused, "reply", "list",
+    RP_TOOLS("{\"name\":\"other\"}"), STEP_LIST, MCP_E_TOOLS)
+REPLY_TC(tool_schema_not_object_refused, "reply", "list",
+    RP_TOOLS("{\"name\":\"other\",\"inputSchema\":\"object\"}"), STEP_LIST,
+    MCP_E_TOOLS)
+REPLY_TC(tool_title_not_string_refused, "reply", "list",
+    RP_TOOLS("{\"name\":\"other\",\"title\":1," RP_SCHEMA "}"), STEP_LIST,
+    MCP_E_TOOLS)
+
+/* CallToolResult. */
+REPLY_TC(call_result_members_of_their_types_accepted, "reply", "call",
+    "\"result\":{\"content\":[],\"isError\":true,\"structuredContent\":{}}",
+    STEP_CALL, MCP_OK)
+REPLY_TC(call_content_not_array_refused, "reply", "call",
+    "\"result\":{\"content\":{}}", STEP_CALL, MCP_E_RESULT)
+REPLY_TC(call_is_error_not_boolean_refused, "reply", "call",
+    "\"result\":{\"content\":[],\"isError\":\"true\"}", STEP_CALL,
+    MCP_E_RESULT)
+REPLY_TC(call_structured_content_not_object_refused, "reply", "call",
+    "\"result\":{\"content\":[],\"structuredContent\":[]}", STEP_CALL,
+    MCP_E_RESULT)
+
+/* notifications/cancelled is for a request after initialize only. */
+ATF_TC_WITHOUT_HEAD(initialize_timeout_not_cancelled);
+ATF_TC_BODY(initialize_timeout_not_cancelled, tc)
+{
+	static const char *const argv[] = { "mcp-hostile", "-r", RECORD,
+	    "partial", NULL };
+	struct server		 s;
+	struct mcp_client	 c;
+
+	server_start(tc, &s, argv, 0);
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_TIMEOUT);
+	ATF_CHECK_EQ(c.cancels, 0);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* Printable ASCII but quote and backslash, under MCP_NAME_BYTES. */
+ATF_TC_WITHOUT_HEAD(allow_name_printable_ascii_under_bound);
+ATF_TC_BODY(allow_name_printable_ascii_under_bound, tc)
+{
+	static const char *const good[] = { "a b", "a~", "!", RP_N63, NULL };
+	static const char *const bad[] = { "a\x1f", "a\x7f", "a\\b", "a\"b",
+	    RP_N63 "n", "", NULL };
+	struct mcp_client	 c;
+	int			 p[2];
+	size_t			 i;
+
+	ATF_REQUIRE(signal(SIGPIPE, SIG_IGN) != SIG_ERR);
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE_EQ(mcp_open(&c, p[1], p[0], NULL), MCP_OK);
+	for (i = 0; good[i] != NULL; i++)
+		ATF_CHECK_EQ_MSG(mcp_allow(&c, good[i]), MCP_OK, "good %zu", i);
+	for (i = 0; bad[i] != NULL; i++)
+		ATF_CHECK_EQ_MSG(mcp_allow(&c, bad[i]), MCP_E_INVAL, "bad %zu",
+		    i);
+	ATF_CHECK_EQ(c.nallow, 4);
+	mcp_close(&c);
+}
+
+/*
+ * The pin as documented, computed here from the server's bytes: each
+ * part with its length in 8 bytes big-endian in front, the domain, the
+ * count in decimal, then in name order each name and the SHA-256 of its
+ * canonical definition (written canonical by the server here).
+ */
+static void
+pin_part(struct sha256_ctx *ctx, const void *p, size_t n)
+{
+	uint8_t	 b[8];
+	int	 i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)((uint64_t)n >> (56 - 8 * i));
+	sha256_update(ctx, b, sizeof(b));
+	sha256_update(ctx, p, n);
+}
+
+ATF_TC_WITHOUT_HEAD(pin_is_hash_of_names_and_definitions);
+ATF_TC_BODY(pin_is_hash_of_names_and_definitions, tc)
+{
+#define PIN_A	"{\"inputSchema\":{\"type\":\"object\"},\"name\":\"a\"}"
+#define PIN_B	"{\"inputSchema\":{\"type\":\"object\"},\"name\":\"b\"}"
+	static const char	 domain[] = "cmcp-privsep mcp tools v1";
+	struct server		 s;
+	struct mcp_client	 c;
+	struct sha256_ctx	 ctx;
+	uint8_t			 d[SHA256_DIGEST_BYTES];
+	uint8_t			 pin[SHA256_DIGEST_BYTES];
+
+	reply_start(tc, &s, "reply", "list", RP_TOOLS(PIN_B "," PIN_A));
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	sha256_init(&ctx);
+	pin_part(&ctx, domain, strlen(domain));
+	pin_part(&ctx, "2", 1);
+	pin_part(&ctx, "a", 1);
+	sha256(PIN_A, strlen(PIN_A), d);
+	sha256_update(&ctx, d, sizeof(d));
+	pin_part(&ctx, "b", 1);
+	sha256(PIN_B, strlen(PIN_B), d);
+	sha256_update(&ctx, d, sizeof(d));
+	sha256_final(&ctx, pin);
+	ATF_REQUIRE(mcp_tools_hash(&c) != NULL);
+	ATF_CHECK(memcmp(mcp_tools_hash(&c), pin, sizeof(pin)) == 0);
+	mcp_close(&c);
+	server_stop(&s);
+#undef PIN_A
+#undef PIN_B
+}
+
+/* The schema kept for a configured tool is its own, not a later tool's. */
+ATF_TC_WITHOUT_HEAD(schema_kept_is_the_configured_tools_own);
+ATF_TC_BODY(schema_kept_is_the_configured_tools_own, tc)
+{
+	static const char	 want[] = "{\"type\":\"object\",\"x\":1}";
+	struct server		 s;
+	struct mcp_client	 c;
+	const char		*schema = NULL;
+	size_t			 len = 0;
+
+	reply_start(tc, &s, "reply", "list", RP_TOOLS("{\"name\":\"echo\","
+	    "\"inputSchema\":{\"x\":1,\"type\":\"object\"}},{\"name\":"
+	    "\"other\"," RP_SCHEMA "}"));
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_tool_schema(&c, "echo", &schema, &len), 0);
+	ATF_CHECK_EQ(len, strlen(want));
+	ATF_CHECK(len == strlen(want) && memcmp(schema, want, len) == 0);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "other", &schema, &len), -1);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/*
+ * Every configured place taken (the bound is one tool) and the one tool
+ * listed is another: no place past the configured ones is read or kept.
+ */
+ATF_TC_WITHOUT_HEAD(list_other_tool_with_every_place_configured);
+ATF_TC_BODY(list_other_tool_with_every_place_configured, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	struct mcp_limits	 lim;
+	const char		*schema;
+	size_t			 len;
+
+	reply_start(tc, &s, "reply", "list",
+	    RP_TOOLS("{\"name\":\"other\"," RP_SCHEMA "}"));
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout_ms = TIMEOUT_MS;
+	lim.tools = 1;
+	ATF_REQUIRE_EQ(mcp_open(&c, s.wfd, s.rfd, &lim), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_allow(&c, "echo"), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "other"), MCP_TOOL_DISCOVERED);
+	ATF_CHECK_EQ(mcp_tool_state(&c, "echo"), MCP_TOOL_CONFIGURED);
+	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), -1);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* A re-list that ends the session does not replace the pinned schema. */
+ATF_TC_WITHOUT_HEAD(rugpull_keeps_the_pinned_schema);
+ATF_TC_BODY(rugpull_keeps_the_pinned_schema, tc)
+{
+	static const char *const argv[] = { "mcp-relist", "-r", RECORD,
+	    "rugpull-schema", NULL };
+	static const char	 want[] = "{\"type\":\"object\"}";
+	struct server		 s;
+	struct mcp_client	 c;
+	const char		*schema = NULL;
+	size_t			 len = 0;
+
+	server_start(tc, &s, argv, 0);
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_CHANGED);
+	ATF_REQUIRE_EQ(mcp_tool_schema(&c, "echo", &schema, &len), 0);
+	ATF_CHECK_EQ(len, strlen(want));
+	ATF_CHECK(len == strlen(want) && memcmp(schema, want, len) == 0);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* No memory for a configured tool's schema: the listing fails. */
+ATF_TC_WITHOUT_HEAD(list_schema_without_memory_refused);
+ATF_TC_BODY(list_schema_without_memory_refused, tc)
+{
+	struct server		 s;
+	struct mcp_client	 c;
+	pid_t			 pid;
+
+	memcap_skip_under_asan();
+	reply_start(tc, &s, "reply", "list",
+	    RP_TOOLS("{\"name\":\"echo\"," RP_SCHEMA "}"));
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		memcap_limit(0);
+		memcap_exhaust();
+		_exit(mcp_list_tools(&c) == MCP_E_TOOLS ? 0 : 10);
+	}
+	memcap_child_passes(pid);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/* A carriage return would end the request line for some readers. */
+ATF_TC_WITHOUT_HEAD(call_arguments_with_carriage_return_not_sent);
+ATF_TC_BODY(call_arguments_with_carriage_return_not_sent, tc)
+{
+	static const char *const argv[] = { "mcp-recorder", "-r", RECORD,
+	    NULL };
+	struct server		 s;
+	struct mcp_client	 c;
+
+	server_start(tc, &s, argv, 0);
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(call(&c, "echo", "{\r}"), MCP_E_ARGS);
+	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
+	ATF_CHECK_EQ(deliveries_wait(&s, 1), 1);
+	mcp_close(&c);
+	server_stop(&s);
+}
+
+/*
+ * A tools/call request of MCP_REQUEST_BYTES with its newline goes out;
+ * one byte more is refused before anything is sent, the session kept.
+ * The ids are 3 and 4, one digit each: the same length.
+ */
+ATF_TC_WITHOUT_HEAD(call_request_at_bound_sent_one_more_refused);
+ATF_TC_BODY(call_request_at_bound_sent_one_more_refused, tc)
+{
+	static const char *const argv[] = { "mcp-recorder", "-r", RECORD,
+	    NULL };
+	static const char	 head[] = "{\"jsonrpc\":\"2.0\",\"id\":3,"
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+	    "\"arguments\":";
+	struct server		 s;
+	struct mcp_client	 c;
+	char			*args, want[128], rec[8192];
+	size_t			 n;
+
+	n = MCP_REQUEST_BYTES - (strlen(head) + strlen("}}\n"));
+	ATF_REQUIRE((args = malloc(n + 2)) != NULL);
+	/* {"p":"pp...p"}, n + 1 bytes */
+	memset(args, 'p', n + 1);
+	memcpy(args, "{\"p\":\"", 6);
+	memcpy(args + n - 1, "\"}", 2);
+	args[n + 1] = '\0';
+	server_start(tc, &s, argv, 0);
+	client_open(&c, &s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	ATF_CHECK_EQ(call(&c, "echo", args), MCP_E_TOO_LARGE);
+	ATF_CHECK_EQ(c.state, MCP_ST_READY);
+	memcpy(args + n - 2, "\"}", 3);		/* n bytes */
+	ATF_REQUIRE_EQ(strlen(args), n);
+	ATF_CHECK_EQ(call(&c, "echo", args), MCP_OK);
+	ATF_CHECK_EQ(deliveries_wait(&s, 1), 1);
+	call_line("echo", args, want, sizeof(want));
+	ATF_CHECK_STREQ(record_read(&s, rec, sizeof(rec)), want);
+	mcp_close(&c);
+	server_stop(&s);
+	free(args);
+}
+
 /* The document's text comes back as data; it is not acted on. */
 ATF_TC_WITHOUT_HEAD(document_text_is_returned_not_acted_on);
 ATF_TC_BODY(document_text_is_returned_not_acted_on, tc)
@@ -4148,6 +4527,36 @@ ATF_TC_BODY(second_page_result_and_error_refused, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, good_path_delivers_exactly_the_calls);
+	ATF_TP_ADD_TC(tp, initialize_result_complete_accepted);
+	ATF_TP_ADD_TC(tp, initialize_version_missing_refused);
+	ATF_TP_ADD_TC(tp, initialize_version_not_string_refused);
+	ATF_TP_ADD_TC(tp, initialize_tools_capability_not_object_refused);
+	ATF_TP_ADD_TC(tp, initialize_capabilities_not_object_refused);
+	ATF_TP_ADD_TC(tp, initialize_server_info_missing_refused);
+	ATF_TP_ADD_TC(tp, initialize_server_name_not_string_refused);
+	ATF_TP_ADD_TC(tp, initialize_server_version_missing_refused);
+	ATF_TP_ADD_TC(tp, initialize_server_version_not_string_refused);
+	ATF_TP_ADD_TC(tp, initialize_instructions_not_string_refused);
+	ATF_TP_ADD_TC(tp, ping_negative_integer_id_answered);
+	ATF_TP_ADD_TC(tp, ping_fraction_id_refused);
+	ATF_TP_ADD_TC(tp, ping_exponent_id_refused);
+	ATF_TP_ADD_TC(tp, tool_name_over_buffer_after_one_at_it_refused);
+	ATF_TP_ADD_TC(tp, unconfigured_tool_without_schema_refused);
+	ATF_TP_ADD_TC(tp, tool_schema_not_object_refused);
+	ATF_TP_ADD_TC(tp, tool_title_not_string_refused);
+	ATF_TP_ADD_TC(tp, call_result_members_of_their_types_accepted);
+	ATF_TP_ADD_TC(tp, call_content_not_array_refused);
+	ATF_TP_ADD_TC(tp, call_is_error_not_boolean_refused);
+	ATF_TP_ADD_TC(tp, call_structured_content_not_object_refused);
+	ATF_TP_ADD_TC(tp, initialize_timeout_not_cancelled);
+	ATF_TP_ADD_TC(tp, allow_name_printable_ascii_under_bound);
+	ATF_TP_ADD_TC(tp, pin_is_hash_of_names_and_definitions);
+	ATF_TP_ADD_TC(tp, schema_kept_is_the_configured_tools_own);
+	ATF_TP_ADD_TC(tp, list_other_tool_with_every_place_configured);
+	ATF_TP_ADD_TC(tp, rugpull_keeps_the_pinned_schema);
+	ATF_TP_ADD_TC(tp, list_schema_without_memory_refused);
+	ATF_TP_ADD_TC(tp, call_arguments_with_carriage_return_not_sent);
+	ATF_TP_ADD_TC(tp, call_request_at_bound_sent_one_more_refused);
 	ATF_TP_ADD_TC(tp, document_text_is_returned_not_acted_on);
 	ATF_TP_ADD_TC(tp, pin_same_for_same_list);
 	ATF_TP_ADD_TC(tp, changed_second_list_fatal);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <atf-c.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1819,6 +1820,164 @@ ATF_TC_BODY(reason_strings_are_fixed, tc)
 	ATF_CHECK_STREQ(gw_gate_str(GW_GATE_MAX), "invalid");
 }
 
+/*
+ * The parser's flags are 0 or 1, not merely true: dockerd-client's
+ * template refuses a relay other than 0 or 1 (dkr_template.c), and the
+ * group flags are read by the parent and printed back.
+ */
+static struct cmcp_conf *
+conf_load_whole(const char *text)
+{
+	struct cmcp_conf	*c;
+	FILE			*f;
+
+	ATF_REQUIRE((f = fopen(CONF_PATH, "w")) != NULL);
+	ATF_REQUIRE(fputs(text, f) >= 0);
+	ATF_REQUIRE(fclose(f) == 0);
+	c = parse_config(CONF_PATH);
+	ATF_REQUIRE_MSG(c != NULL, "does not parse: %.200s", text);
+	return c;
+}
+
+static const char users_but_docker[] =
+    "user bridge 61001:61001\n"
+    "user gateway 61002:61002\n"
+    "user auditor 61003:61003\n"
+    "user watchdog 61004:61004\n";
+static const char frames_agent[] =
+    "agent {\n"
+    "\timage \"sha256:0123456789abcdef0123456789abcdef"
+    "0123456789abcdef0123456789abcdef\"\n"
+    "\tcommand \"/usr/local/bin/agent\"\n"
+    "}\n";
+
+ATF_TC_WITHOUT_HEAD(agent_relay_yes_parses_as_one);
+ATF_TC_BODY(agent_relay_yes_parses_as_one, tc)
+{
+	char			 text[1024];
+	struct cmcp_conf	*c;
+
+	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s", users_but_docker,
+	    "user dockerd-client 61005:61005\n"
+	    "agent {\n"
+	    "\timage \"sha256:0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef\"\n"
+	    "\tcommand \"/usr/local/bin/agent\"\n"
+	    "\tprotocol mcp\n"
+	    "\trelay yes\n"
+	    "}\n") < (int)sizeof(text));
+	c = conf_load_whole(text);
+	ATF_CHECK_EQ(c->c_agent.protocol, PROTO_MCP);
+	ATF_CHECK_EQ(c->c_agent.relay, 1);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(group_number_sets_group_flags_to_one);
+ATF_TC_BODY(group_number_sets_group_flags_to_one, tc)
+{
+	char			 text[1024];
+	struct cmcp_conf	*c;
+
+	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s%s", users_but_docker,
+	    "user dockerd-client 61005:61005 group 61010\n"
+	    "control socket \"/run/cmcp/ctl.sock\" group 61011\n",
+	    frames_agent) < (int)sizeof(text));
+	c = conf_load_whole(text);
+	ATF_CHECK_EQ(c->c_users[PROC_DOCKER].has_group, 1);
+	ATF_CHECK_EQ(c->c_users[PROC_DOCKER].sgid, 61010);
+	ATF_CHECK_EQ(c->c_control_has_group, 1);
+	ATF_CHECK_EQ(c->c_control_gid, 61011);
+	free_config(c);
+}
+
+ATF_TC_WITHOUT_HEAD(group_name_sets_group_flags_to_one);
+ATF_TC_BODY(group_name_sets_group_flags_to_one, tc)
+{
+	char			 text[1024];
+	struct cmcp_conf	*c;
+	struct group		*gr;
+
+	if ((gr = getgrnam("nogroup")) == NULL || gr->gr_gid == 0)
+		atf_tc_skip("this host has no nogroup group");
+	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s%s", users_but_docker,
+	    "user dockerd-client 61005:61005 group \"nogroup\"\n"
+	    "control socket \"/run/cmcp/ctl.sock\" group \"nogroup\"\n",
+	    frames_agent) < (int)sizeof(text));
+	c = conf_load_whole(text);
+	ATF_CHECK_EQ(c->c_users[PROC_DOCKER].has_group, 1);
+	ATF_CHECK_EQ(c->c_users[PROC_DOCKER].sgid, gr->gr_gid);
+	ATF_CHECK_EQ(c->c_control_has_group, 1);
+	ATF_CHECK_EQ(c->c_control_gid, gr->gr_gid);
+	free_config(c);
+}
+
+/*
+ * A macro's name is read into a buffer of CONF_NAME_BYTES: 63 characters
+ * are the longest, 64 are refused before one more byte is written (the
+ * sanitized build sees a byte past the buffer).
+ */
+ATF_TC_WITHOUT_HEAD(macro_use_name_at_buffer_bound);
+ATF_TC_BODY(macro_use_name_at_buffer_bound, tc)
+{
+	char			 name[CONF_NAME_BYTES + 1], text[2048];
+	struct cmcp_conf	*c;
+	FILE			*f;
+
+	memset(name, 'm', CONF_NAME_BYTES - 1);
+	name[CONF_NAME_BYTES - 1] = '\0';
+	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s%s%s = \"/var/empty\"\n"
+	    "chroot $%s\n", users_but_docker,
+	    "user dockerd-client 61005:61005\n", frames_agent, name,
+	    name) < (int)sizeof(text));
+	c = conf_load_whole(text);
+	ATF_CHECK_STREQ(c->c_chroot, "/var/empty");
+	free_config(c);
+
+	memset(name, 'm', CONF_NAME_BYTES);
+	name[CONF_NAME_BYTES] = '\0';
+	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s%schroot $%s\n",
+	    users_but_docker, "user dockerd-client 61005:61005\n",
+	    frames_agent, name) < (int)sizeof(text));
+	ATF_REQUIRE((f = fopen(CONF_PATH, "w")) != NULL);
+	ATF_REQUIRE(fputs(text, f) >= 0);
+	ATF_REQUIRE(fclose(f) == 0);
+	ATF_CHECK(parse_config(CONF_PATH) == NULL);
+}
+
+/*
+ * Labels fill an array of CONF_LABELS_MAX names: that many are taken and
+ * one more is refused before anything is copied past the array (the
+ * sanitized build runs this too).
+ */
+ATF_TC_WITHOUT_HEAD(labels_at_array_bound);
+ATF_TC_BODY(labels_at_array_bound, tc)
+{
+	char			 text[4096], list[1024];
+	struct cmcp_conf	*c;
+	FILE			*f;
+	size_t			 i, len;
+
+	len = 0;
+	for (i = 0; i < CONF_LABELS_MAX; i++)
+		len += snprintf(list + len, sizeof(list) - len, " l%zu", i);
+	ATF_REQUIRE(len < sizeof(list));
+	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s%slabels {%s }\n",
+	    users_but_docker, "user dockerd-client 61005:61005\n",
+	    frames_agent, list) < (int)sizeof(text));
+	c = conf_load_whole(text);
+	ATF_CHECK_EQ(c->c_nlabels, CONF_LABELS_MAX);
+	ATF_CHECK_STREQ(c->c_labels[CONF_LABELS_MAX - 1], "l15");
+	free_config(c);
+
+	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s%slabels {%s l%d }\n",
+	    users_but_docker, "user dockerd-client 61005:61005\n",
+	    frames_agent, list, CONF_LABELS_MAX) < (int)sizeof(text));
+	ATF_REQUIRE((f = fopen(CONF_PATH, "w")) != NULL);
+	ATF_REQUIRE(fputs(text, f) >= 0);
+	ATF_REQUIRE(fclose(f) == 0);
+	ATF_CHECK(parse_config(CONF_PATH) == NULL);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, default_block_without_rules);
@@ -1883,6 +2042,11 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, value_type_is_its_is_number);
 	ATF_TP_ADD_TC(tp, number_compared_with_int64_min);
 	ATF_TP_ADD_TC(tp, reason_strings_are_fixed);
+	ATF_TP_ADD_TC(tp, agent_relay_yes_parses_as_one);
+	ATF_TP_ADD_TC(tp, group_number_sets_group_flags_to_one);
+	ATF_TP_ADD_TC(tp, group_name_sets_group_flags_to_one);
+	ATF_TP_ADD_TC(tp, macro_use_name_at_buffer_bound);
+	ATF_TP_ADD_TC(tp, labels_at_array_bound);
 
 	return atf_no_error();
 }

@@ -689,10 +689,11 @@ ATF_TC_BODY(allow_name_printable_ascii_under_bound, tc)
 }
 
 /*
- * The pin as documented, computed here from the server's bytes: each
- * part with its length in 8 bytes big-endian in front, the domain, the
- * count in decimal, then in name order each name and the SHA-256 of its
- * canonical definition (written canonical by the server here).
+ * The pin as mcp_list_hash() defines it, computed here from the
+ * server's bytes: each part with its length in 8 bytes big-endian in
+ * front, the domain, the count in decimal, then in name order each name
+ * and the SHA-256 of its canonical definition (which the server writes
+ * canonical here).
  */
 static void
 pin_part(struct sha256_ctx *ctx, const void *p, size_t n)

@@ -2605,13 +2605,16 @@ wfail_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags,
 	return (rc);
 }
 
-/* Status 0: the call failed, said once; 1: no k-th call; more: wrong. */
+/*
+ * Status 0: the open failed, said once; 1: no k-th call, and the open
+ * left nothing of the -wal unsynced; more: wrong.
+ */
 static int
 wfail_child(int op, int k)
 {
 	struct audit	*a;
 	pid_t		 pid;
-	int		 reached, status;
+	int		 reached, status, unsynced;
 
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
@@ -2625,10 +2628,13 @@ wfail_child(int op, int k)
 		capture();
 		a = audit_open(DB);
 		reached = wfail_n >= k;
+		unsynced = cnt_wal_unsynced;
 		wfail_op = 0;
 		audit_close(a);
+		/* Unfailed, the -wal's blocks are synced once written. */
 		if (!reached)
-			_exit(a != NULL && nlogged == 0 ? 1 : 20);
+			_exit(a != NULL && nlogged == 0 && unsynced == 0 ?
+			    1 : 20);
 		_exit(a == NULL && nlogged == 1 ? 0 : 21);
 	}
 	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);

@@ -251,7 +251,7 @@ varset		: STRING '=' macroval {
 			for (s = $1; *s != '\0'; s++)
 				if (!isalnum((unsigned char)*s) && *s != '_')
 					break;
-			if (*s != '\0' || s - $1 >= CONF_NAME_BYTES) {
+			if (*s != '\0' || s == $1 || s - $1 >= CONF_NAME_BYTES) {
 				yyerror("invalid macro name");
 				YYABORT;
 			}

@@ -45,6 +45,9 @@
 #define UNGET_SLOTS	(TOKEN_BYTES + 16)
 #define EXPAND_START	0x100		/* markers around a macro's text */
 #define EXPAND_END	0x101
+/* byacc's stack is freed after each parse: one a failed allocation left
+ * half grown would be written through a null pointer by the next parse. */
+#define YY_NO_LEAKS
 #define MIN_SIZE_BYTES	1024LL
 #define MAX_ID		4294967294LL	/* (uid_t)-1 is never valid */
 
@@ -1566,6 +1569,21 @@ top:
 
 /* Files. */
 
+/*
+ * No memory to read a file: an include's error is the parse's; the top
+ * file's is printed as parse_config's own are, as there is no file yet.
+ */
+static void
+pushfile_nomem(const char *written, int include)
+{
+	if (include)
+		yyerror("out of memory");
+#ifndef CMCP_FUZZ
+	else
+		fprintf(stderr, "%s: %s\n", written, strerror(ENOMEM));
+#endif
+}
+
 static struct file *
 pushfile(const char *written, int include)
 {
@@ -1601,8 +1619,7 @@ pushfile(const char *written, int include)
 
 	len = strlen(written);
 	if ((cf = malloc(sizeof(*cf) + len + 1)) == NULL) {
-		if (include)
-			yyerror("out of memory");
+		pushfile_nomem(written, include);
 		return NULL;
 	}
 	memcpy(cf->name, written, len + 1);
@@ -1639,15 +1656,13 @@ pushfile(const char *written, int include)
 	    fcntl(fd, F_SETFL, n & ~O_NONBLOCK) == -1 ||
 	    (nf = calloc(1, sizeof(*nf))) == NULL) {
 		close(fd);
-		if (include)
-			yyerror("out of memory");
+		pushfile_nomem(written, include);
 		return NULL;
 	}
 	if ((nf->stream = fdopen(fd, "r")) == NULL) {
 		close(fd);
 		free(nf);
-		if (include)
-			yyerror("out of memory");
+		pushfile_nomem(written, include);
 		return NULL;
 	}
 	nf->name = cf->name;

@@ -10,12 +10,13 @@ UNITS=		regress/common/imsg_test regress/common/json_test \
 		regress/gateway/mcp_test regress/gateway/policy_test \
 		regress/gateway/sbcall_test regress/gateway/tools_test \
 		regress/parent/mcpserver_test \
-		regress/auditor/auditdb_test
+		regress/auditor/auditdb_test regress/config/nomem_test
 
 CPPFLAGS.regress/common= $(ATF_CFLAGS)
 CPPFLAGS.regress/bridge= -Ibridge $(ATF_CFLAGS)
 CPPFLAGS.regress/gateway= -Igateway -Ibridge $(ATF_CFLAGS)
 CPPFLAGS.regress/auditor= -Iauditor $(SQLITE_CFLAGS) $(ATF_CFLAGS)
+CPPFLAGS.regress/config= $(ATF_CFLAGS)
 # Only this test and its copy of the spawner are built with -DMCPS_MUTATE:
 # the knob that removes one protection at a time exists in no other build.
 CPPFLAGS.regress/parent= -Iparent -DMCPS_MUTATE $(ATF_CFLAGS)
@@ -45,15 +46,22 @@ tools_test_SRCS= gateway/tools.c gateway/policy.c bridge/tlist.c \
 mcpserver_test_SRCS= parent/mcpserver.c common/log.c
 auditdb_test_SRCS= auditor/auditdb.c common/auditrec.c common/sha256.c \
 		common/log.c
+# The parser with its allocations failed in turn: ld --wrap redirects the
+# parser's own calls of each function of common/parse.c that allocates
+# (nm -u) to the test's, and no other calls.
+nomem_test_SRCS= common/parse.c common/json.c common/printconf.c
+NOMEM_WRAP=	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
+		-Wl,--wrap=reallocarray,--wrap=strdup,--wrap=fdopen \
+		-Wl,--wrap=asprintf,--wrap=__asprintf_chk
 
 UNIT_TESTS+=	$(UNITS)
 SANITIZE+=	imsg-sanitize proto-sanitize mcp-sanitize policy-sanitize \
 		sbcall-sanitize tools-sanitize mcps-sanitize audit-sanitize \
-		auditc-sanitize
+		auditc-sanitize nomem-sanitize
 
 .PHONY: imsg-sanitize proto-sanitize mcp-sanitize policy-sanitize \
 	sbcall-sanitize tools-sanitize mcps-sanitize audit-sanitize \
-	auditc-sanitize
+	auditc-sanitize nomem-sanitize
 
 $(UNITS): %: obj/%.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(ATF_LIBS) $(LDLIBS) $(LDADD)
@@ -73,7 +81,9 @@ regress/gateway/tools_test: $(tools_test_SRCS:%.c=obj/%.o)
 regress/parent/mcpserver_test: obj/parent/mcpserver-mutate.o \
     obj/common/log.o | $(MCPS_FIXTURES)
 regress/auditor/auditdb_test: $(auditdb_test_SRCS:%.c=obj/%.o)
+regress/config/nomem_test: $(nomem_test_SRCS:%.c=obj/%.o)
 regress/auditor/auditdb_test: LDADD= $(SQLITE_LIBS)
+regress/config/nomem_test: LDADD= $(NOMEM_WRAP)
 
 obj/parent/mcpserver-mutate.o: parent/mcpserver.c
 	@mkdir -p $(@D)
@@ -158,3 +168,10 @@ auditc-sanitize:
 	    regress/common/auditclient_test.c $(auditclient_test_SRCS) \
 	    $(ATF_LIBS) $(LDLIBS)
 	scripts/san-run obj-san/auditclient_test
+
+nomem-sanitize: common/parse.c
+	@mkdir -p obj-san
+	$(SAN_CC) -Wno-unused-but-set-variable -o obj-san/nomem_test \
+	    regress/config/nomem_test.c $(nomem_test_SRCS) $(ATF_LIBS) \
+	    $(LDLIBS) $(NOMEM_WRAP)
+	scripts/san-run obj-san/nomem_test -v configs=$(CURDIR)/regress/config

@@ -1362,28 +1362,46 @@ ATF_TC_BODY(open_in_missing_directory_refused, tc)
 }
 
 /*
- * In a child, close(2) of descriptor fd fails with EIO from now on (a
- * seccomp filter: the kernel's answer, not a stand-in for it).
+ * In a child, the system calls that match picks fail with EIO from now
+ * on (a seccomp filter: the kernel's answer, not a stand-in for it).
+ * match starts with the call's number loaded; its end falls through to
+ * the failure, a jump past that allows the call.
  */
 static int
-close_fails(int fd)
+eio_filter(const struct sock_filter *match, size_t n)
 {
-	struct sock_filter	 f[] = {
+	struct sock_filter	 f[8] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, fd, 0, 1),
+	};
+	struct sock_filter	 tail[] = {
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog	 prog = { nitems(f), f };
+	struct sock_fprog	 prog = { 1 + n + nitems(tail), f };
 
+	if (1 + n + nitems(tail) > nitems(f))
+		return (-1);
+	memcpy(f + 1, match, n * sizeof(*f));
+	memcpy(f + 1 + n, tail, sizeof(tail));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
 		return (-1);
 	return (0);
+}
+
+/* In a child, close(2) of descriptor fd fails with EIO from now on. */
+static int
+close_fails(int fd)
+{
+	struct sock_filter	 match[] = {
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, fd, 0, 1),
+	};
+
+	return (eio_filter(match, nitems(match)));
 }
 
 ATF_TC_WITHOUT_HEAD(open_close_failure_refused);
@@ -1591,6 +1609,25 @@ ATF_TC_BODY(open_refuses_other_formats, tc)
 	logged_once("audit: prepare select: sqlite error 1");
 }
 
+/*
+ * COPY is not in WAL mode: verify and show refuse it, each saying so
+ * once, and the store opened on it sets WAL mode itself.
+ */
+static void
+expect_not_wal(void)
+{
+	struct audit	*a;
+	uint64_t	 bad, n;
+
+	capture();
+	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
+	logged_once("audit: database is not in WAL mode");
+	ATF_CHECK_EQ(audit_show(COPY, stdout, NULL, AUDIT_SHOW_TEXT), -1);
+	logged_once("audit: database is not in WAL mode");
+	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
+	audit_close(a);
+}
+
 /* A reader needs the -wal: a database in another journal mode is not ours. */
 ATF_TC(verify_refuses_rollback_journal);
 ATF_TC_HEAD(verify_refuses_rollback_journal, tc)
@@ -1599,22 +1636,12 @@ ATF_TC_HEAD(verify_refuses_rollback_journal, tc)
 }
 ATF_TC_BODY(verify_refuses_rollback_journal, tc)
 {
-	struct audit	*a;
-	uint64_t	 bad, n;
-
 	setup();
 	create(DB);
 	copy(DB, COPY);
 	ATF_REQUIRE_EQ(sql(COPY, "PRAGMA journal_mode = DELETE", NULL, 0),
 	    0);
-	capture();
-	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
-	logged_once("audit: database is not in WAL mode");
-	ATF_CHECK_EQ(audit_show(COPY, stdout, NULL, AUDIT_SHOW_TEXT), -1);
-	logged_once("audit: database is not in WAL mode");
-	/* The store itself sets WAL mode again. */
-	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
-	audit_close(a);
+	expect_not_wal();
 	expect_intact(COPY, NULL, 0);
 }
 
@@ -2518,20 +2545,12 @@ ATF_TC_BODY(commit_failure_reported_once, tc)
 static int
 sync_fails(void)
 {
-	struct sock_filter	 f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr)),
+	struct sock_filter	 match[] = {
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fsync, 1, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fdatasync, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog	 prog = { nitems(f), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
-		return (-1);
-	return (0);
+	return (eio_filter(match, nitems(match)));
 }
 
 /* A sync that fails is final, as a failed append is. */
@@ -2691,9 +2710,7 @@ ATF_TC_HEAD(verify_refuses_view_claiming_wal, tc)
 }
 ATF_TC_BODY(verify_refuses_view_claiming_wal, tc)
 {
-	struct audit	*a;
 	char		 out[64];
-	uint64_t	 bad, n;
 
 	setup();
 	create(DB);
@@ -2705,14 +2722,8 @@ ATF_TC_BODY(verify_refuses_view_claiming_wal, tc)
 	ATF_REQUIRE_EQ(sql(COPY, "SELECT count(*) FROM pragma_journal_mode"
 	    " WHERE journal_mode = 'wal'", out, sizeof(out)), 0);
 	ATF_CHECK_STREQ(out, "1\n");
-	capture();
-	ATF_CHECK_EQ(audit_verify(COPY, NULL, &bad, &n), -1);
-	logged_once("audit: database is not in WAL mode");
-	ATF_CHECK_EQ(audit_show(COPY, stdout, NULL, AUDIT_SHOW_TEXT), -1);
-	logged_once("audit: database is not in WAL mode");
-	/* The store sets WAL mode itself, and then reads it as WAL. */
-	ATF_REQUIRE((a = audit_open(COPY)) != NULL);
-	audit_close(a);
+	expect_not_wal();
+	/* And then it reads the mode as WAL. */
 	ATF_CHECK_EQ(nlogged, 0);
 	expect_intact(COPY, NULL, 0);
 }

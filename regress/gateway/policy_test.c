@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf-fixture.h"
 #include "config.h"
 #include "json.h"
 #include "policy.h"
@@ -29,17 +30,7 @@
  * (confidential, internal), note (internal, internal), mail (public,
  * public).  Operation "limited" calls search with a budget of 2.
  */
-static const char procs[] =
-    "user bridge 61001:61001\n"
-    "user gateway 61002:61002\n"
-    "user auditor 61003:61003\n"
-    "user watchdog 61004:61004\n"
-    "user dockerd-client 61005:61005\n"
-    "agent {\n"
-    "\timage \"sha256:0123456789abcdef0123456789abcdef"
-    "0123456789abcdef0123456789abcdef\"\n"
-    "\tcommand \"/usr/local/bin/agent\"\n"
-    "}\n"
+static const char procs[] = CONF_USERS CONF_AGENT("")
     "server \"docs\" {\n"
     "\tcommand \"/usr/local/bin/mcp-docs\"\n"
     "}\n";
@@ -105,20 +96,27 @@ conf_load(const char *rules)
 	return conf_load_ceiling("public", rules);
 }
 
-/* A configuration of the users, agent and server above and text. */
+/* A configuration of head, then text. */
 static struct cmcp_conf *
-conf_load_text(const char *text)
+conf_load_after(const char *head, const char *text)
 {
 	struct cmcp_conf	*c;
 	FILE			*f;
 
 	ATF_REQUIRE((f = fopen(CONF_PATH, "w")) != NULL);
-	ATF_REQUIRE(fputs(procs, f) >= 0);
+	ATF_REQUIRE(fputs(head, f) >= 0);
 	ATF_REQUIRE(fputs(text, f) >= 0);
 	ATF_REQUIRE(fclose(f) == 0);
 	c = parse_config(CONF_PATH);
 	ATF_REQUIRE_MSG(c != NULL, "does not parse: %.200s", text);
 	return c;
+}
+
+/* A configuration of the users, agent and server above and text. */
+static struct cmcp_conf *
+conf_load_text(const char *text)
+{
+	return conf_load_after(procs, text);
 }
 
 /* A configuration and a fresh session on it. */
@@ -1828,45 +1826,19 @@ ATF_TC_BODY(reason_strings_are_fixed, tc)
 static struct cmcp_conf *
 conf_load_whole(const char *text)
 {
-	struct cmcp_conf	*c;
-	FILE			*f;
-
-	ATF_REQUIRE((f = fopen(CONF_PATH, "w")) != NULL);
-	ATF_REQUIRE(fputs(text, f) >= 0);
-	ATF_REQUIRE(fclose(f) == 0);
-	c = parse_config(CONF_PATH);
-	ATF_REQUIRE_MSG(c != NULL, "does not parse: %.200s", text);
-	return c;
+	return conf_load_after("", text);
 }
 
-static const char users_but_docker[] =
-    "user bridge 61001:61001\n"
-    "user gateway 61002:61002\n"
-    "user auditor 61003:61003\n"
-    "user watchdog 61004:61004\n";
-static const char frames_agent[] =
-    "agent {\n"
-    "\timage \"sha256:0123456789abcdef0123456789abcdef"
-    "0123456789abcdef0123456789abcdef\"\n"
-    "\tcommand \"/usr/local/bin/agent\"\n"
-    "}\n";
+static const char users_but_docker[] = CONF_USERS_BUT_DOCKER;
+static const char frames_agent[] = CONF_AGENT("");
 
 ATF_TC_WITHOUT_HEAD(agent_relay_yes_parses_as_one);
 ATF_TC_BODY(agent_relay_yes_parses_as_one, tc)
 {
-	char			 text[1024];
 	struct cmcp_conf	*c;
 
-	ATF_REQUIRE(snprintf(text, sizeof(text), "%s%s", users_but_docker,
-	    "user dockerd-client 61005:61005\n"
-	    "agent {\n"
-	    "\timage \"sha256:0123456789abcdef0123456789abcdef"
-	    "0123456789abcdef0123456789abcdef\"\n"
-	    "\tcommand \"/usr/local/bin/agent\"\n"
-	    "\tprotocol mcp\n"
-	    "\trelay yes\n"
-	    "}\n") < (int)sizeof(text));
-	c = conf_load_whole(text);
+	c = conf_load_whole(CONF_USERS
+	    CONF_AGENT("\tprotocol mcp\n" "\trelay yes\n"));
 	ATF_CHECK_EQ(c->c_agent.protocol, PROTO_MCP);
 	ATF_CHECK_EQ(c->c_agent.relay, 1);
 	free_config(c);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmcp.h"
+#include "conf-fixture.h"
 #include "config.h"
 #include "front.h"
 #include "imsg.h"
@@ -51,18 +52,7 @@ __dead void dkr_main(const struct ctl_init *ci) { (void)ci; abort(); }
  * "run_op" (the sandbox tool, the operator's schema).  Then the
  * operations of the case.
  */
-static const char header[] =
-    "user bridge 61001:61001\n"
-    "user gateway 61002:61002\n"
-    "user auditor 61003:61003\n"
-    "user watchdog 61004:61004\n"
-    "user dockerd-client 61005:61005\n"
-    "agent {\n"
-    "\timage \"sha256:0123456789abcdef0123456789abcdef"
-    "0123456789abcdef0123456789abcdef\"\n"
-    "\tcommand \"/usr/local/bin/agent\"\n"
-    "\tprotocol mcp\n"
-    "}\n"
+static const char header[] = CONF_USERS CONF_AGENT("\tprotocol mcp\n")
     "server \"docs\" {\n"
     "\tcommand \"/usr/local/bin/mcp-docs\"\n"
     "}\n"

@@ -67,6 +67,7 @@ struct server {
 };
 
 static const char *const echo_only[] = { "echo", NULL };
+static const char *const recorder[] = { "mcp-recorder", "-r", RECORD, NULL };
 
 /* How the framing shim puts the server's output on the attach stream. */
 enum attach {
@@ -204,6 +205,30 @@ client_open(struct mcp_client *c, struct server *s, unsigned int timeout_ms,
 		ATF_REQUIRE_EQ(mcp_open(c, s->wfd, s->rfd, &lim), MCP_OK);
 	for (i = 0; allow != NULL && allow[i] != NULL; i++)
 		ATF_REQUIRE_EQ(mcp_allow(c, allow[i]), MCP_OK);
+}
+
+/* The client on s, echo allowed, initialized, its tools listed. */
+static void
+client_listed(struct mcp_client *c, struct server *s)
+{
+	client_open(c, s, TIMEOUT_MS, echo_only);
+	ATF_REQUIRE_EQ(mcp_initialize(c), MCP_OK);
+	ATF_REQUIRE_EQ(mcp_list_tools(c), MCP_OK);
+}
+
+/* The listing with no memory left to the client (in a child): want. */
+static void
+list_without_memory(struct mcp_client *c, enum mcp_error want)
+{
+	pid_t	 pid;
+
+	ATF_REQUIRE((pid = fork()) != -1);
+	if (pid == 0) {
+		memcap_limit(0);
+		memcap_exhaust();
+		_exit(mcp_list_tools(c) == want ? 0 : 10);
+	}
+	memcap_child_passes(pid);
 }
 
 /* The record file's contents ("" when absent), in buf. */
@@ -720,9 +745,7 @@ ATF_TC_BODY(pin_is_hash_of_names_and_definitions, tc)
 	uint8_t			 pin[SHA256_DIGEST_BYTES];
 
 	reply_start(tc, &s, "reply", "list", RP_TOOLS(PIN_B "," PIN_A));
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	sha256_init(&ctx);
 	pin_part(&ctx, domain, strlen(domain));
 	pin_part(&ctx, "2", 1);
@@ -754,9 +777,7 @@ ATF_TC_BODY(schema_kept_is_the_configured_tools_own, tc)
 	reply_start(tc, &s, "reply", "list", RP_TOOLS("{\"name\":\"echo\","
 	    "\"inputSchema\":{\"x\":1,\"type\":\"object\"}},{\"name\":"
 	    "\"other\"," RP_SCHEMA "}"));
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_REQUIRE_EQ(mcp_tool_schema(&c, "echo", &schema, &len), 0);
 	ATF_CHECK_EQ(len, strlen(want));
 	ATF_CHECK(len == strlen(want) && memcmp(schema, want, len) == 0);
@@ -807,9 +828,7 @@ ATF_TC_BODY(rugpull_keeps_the_pinned_schema, tc)
 	size_t			 len = 0;
 
 	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_CHANGED);
 	ATF_REQUIRE_EQ(mcp_tool_schema(&c, "echo", &schema, &len), 0);
 	ATF_CHECK_EQ(len, strlen(want));
@@ -824,20 +843,13 @@ ATF_TC_BODY(list_schema_without_memory_refused, tc)
 {
 	struct server		 s;
 	struct mcp_client	 c;
-	pid_t			 pid;
 
 	memcap_skip_under_asan();
 	reply_start(tc, &s, "reply", "list",
 	    RP_TOOLS("{\"name\":\"echo\"," RP_SCHEMA "}"));
 	client_open(&c, &s, TIMEOUT_MS, echo_only);
 	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE((pid = fork()) != -1);
-	if (pid == 0) {
-		memcap_limit(0);
-		memcap_exhaust();
-		_exit(mcp_list_tools(&c) == MCP_E_TOOLS ? 0 : 10);
-	}
-	memcap_child_passes(pid);
+	list_without_memory(&c, MCP_E_TOOLS);
 	mcp_close(&c);
 	server_stop(&s);
 }
@@ -846,15 +858,11 @@ ATF_TC_BODY(list_schema_without_memory_refused, tc)
 ATF_TC_WITHOUT_HEAD(call_arguments_with_carriage_return_not_sent);
 ATF_TC_BODY(call_arguments_with_carriage_return_not_sent, tc)
 {
-	static const char *const argv[] = { "mcp-recorder", "-r", RECORD,
-	    NULL };
 	struct server		 s;
 	struct mcp_client	 c;
 
-	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	server_start(tc, &s, recorder, 0);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", "{\r}"), MCP_E_ARGS);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
 	ATF_CHECK_EQ(deliveries_wait(&s, 1), 1);
@@ -870,8 +878,6 @@ ATF_TC_BODY(call_arguments_with_carriage_return_not_sent, tc)
 ATF_TC_WITHOUT_HEAD(call_request_at_bound_sent_one_more_refused);
 ATF_TC_BODY(call_request_at_bound_sent_one_more_refused, tc)
 {
-	static const char *const argv[] = { "mcp-recorder", "-r", RECORD,
-	    NULL };
 	static const char	 head[] = "{\"jsonrpc\":\"2.0\",\"id\":3,"
 	    "\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
 	    "\"arguments\":";
@@ -887,10 +893,8 @@ ATF_TC_BODY(call_request_at_bound_sent_one_more_refused, tc)
 	memcpy(args, "{\"p\":\"", 6);
 	memcpy(args + n - 1, "\"}", 2);
 	args[n + 1] = '\0';
-	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	server_start(tc, &s, recorder, 0);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", args), MCP_E_TOO_LARGE);
 	ATF_CHECK_EQ(c.state, MCP_ST_READY);
 	memcpy(args + n - 2, "\"}", 3);		/* n bytes */
@@ -964,9 +968,7 @@ ATF_TC_BODY(changed_second_list_fatal, tc)
 	struct mcp_client	 c;
 
 	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CHANGED);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_CHANGED);
@@ -985,9 +987,7 @@ ATF_TC_BODY(rpc_error_in_call_not_sticky, tc)
 	struct mcp_client	 c;
 
 	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_RPC_ERROR);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
 	ATF_CHECK_EQ(deliveries(&s), 1);
@@ -1006,9 +1006,7 @@ ATF_TC_BODY(duplicate_response_refused_as_stale, tc)
 	struct mcp_client	 c;
 
 	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_ID);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_ID);
@@ -1026,9 +1024,7 @@ ATF_TC_BODY(ping_answered_with_empty_result, tc)
 	struct mcp_client	 c;
 
 	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
 	ATF_CHECK_EQ(c.pings, 1);
 	ATF_CHECK(record_has(&s, "reply result\n"));
@@ -1047,9 +1043,7 @@ ATF_TC_BODY(server_request_answered_with_error, tc)
 	struct mcp_client	 c;
 
 	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_SERVER_REQUEST);
 	ATF_CHECK(record_has(&s, "reply error\n"));
 	ATF_CHECK_EQ(deliveries(&s), 0);
@@ -1066,9 +1060,7 @@ ATF_TC_BODY(notifications_16_accepted, tc)
 	struct mcp_client	 c;
 
 	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	client_listed(&c, &s);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
 	ATF_CHECK_EQ(c.notifications, 16);
 	ATF_CHECK_EQ(deliveries(&s), 1);
@@ -1206,8 +1198,6 @@ ATF_TC_BODY(setsid_child_escapes_group_kill, tc)
 ATF_TC_WITHOUT_HEAD(bad_arguments_not_sent);
 ATF_TC_BODY(bad_arguments_not_sent, tc)
 {
-	static const char *const argv[] = { "mcp-recorder", "-r", RECORD,
-	    NULL };
 	static const char *const bad[] = { "[1]", "\"x\"", "{\"a\":1}\n",
 	    "{\"a\":\n1}", "{\"a\":", "{\"a\":1,\"a\":2}", "{\"a\":1} {}",
 	    "", NULL };
@@ -1216,10 +1206,8 @@ ATF_TC_BODY(bad_arguments_not_sent, tc)
 	char			*big;
 	size_t			 i;
 
-	server_start(tc, &s, argv, 0);
-	client_open(&c, &s, TIMEOUT_MS, echo_only);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
+	server_start(tc, &s, recorder, 0);
+	client_listed(&c, &s);
 	for (i = 0; bad[i] != NULL; i++)
 		ATF_CHECK_EQ_MSG(call(&c, "echo", bad[i]), MCP_E_ARGS,
 		    "case %zu", i);
@@ -1241,12 +1229,10 @@ ATF_TC_BODY(bad_arguments_not_sent, tc)
 ATF_TC_WITHOUT_HEAD(operations_out_of_order_refused);
 ATF_TC_BODY(operations_out_of_order_refused, tc)
 {
-	static const char *const argv[] = { "mcp-recorder", "-r", RECORD,
-	    NULL };
 	struct server		 s;
 	struct mcp_client	 c;
 
-	server_start(tc, &s, argv, 0);
+	server_start(tc, &s, recorder, 0);
 	client_open(&c, &s, TIMEOUT_MS, echo_only);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_STATE);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_STATE);
@@ -2182,15 +2168,13 @@ ATF_TC_BODY(stream_rugpull_between_calls_refused_before_sending, tc)
 ATF_TC_WITHOUT_HEAD(stream_close_ends_the_servers_stdin);
 ATF_TC_BODY(stream_close_ends_the_servers_stdin, tc)
 {
-	static const char *const argv[] = { "mcp-recorder", "-r", RECORD,
-	    NULL };
 	struct server		 s;
 	struct mcp_client	 c;
 	struct timespec		 t0, ts = { 0, 10 * 1000000 };
 	pid_t			 pid;
 	int			 keep, status;
 
-	attach_start(tc, &s, argv, ATTACH_DOCKER);
+	attach_start(tc, &s, recorder, ATTACH_DOCKER);
 	client_open(&c, &s, TIMEOUT_MS, NULL);
 	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
 	ATF_REQUIRE((keep = dup(s.wfd)) != -1);
@@ -3034,19 +3018,34 @@ ATF_TC_BODY(stream_head_not_allocated_refused, tc)
  * A scripted peer on two pipes, for what a fixture cannot pin down to
  * the byte: each step reads one line the client wrote, appends it to
  * peer.log, and writes its reply (none when NULL), after closing the
- * client's requests when the step says so.  After the last step it holds
- * its end of the replies open until killed.
+ * client's requests or signalling the client when the step says so.
+ * After the last step it either holds its end of the replies open until
+ * killed (PEER_HOLDS, ended by peer_done()), or goes on reading and logs
+ * every line the client wrote until the client's end, then exits
+ * (PEER_LOGS_ALL, ended by peer_finish()): once it is reaped, peer.log
+ * is all the client sent, and a request that was not sent is absent for
+ * certain.  The test keeps a writing end of the replies of its own
+ * (out), for what arrives between operations.
  */
+#define PEER_CLOSE	0x1	/* close the requests, then reply; read no more */
+#define PEER_SIGNAL	0x2	/* first signal the client, blocked in poll */
+
+enum peer_end {
+	PEER_HOLDS,
+	PEER_LOGS_ALL
+};
+
 struct peer_step {
 	const char	*reply;
-	int		 close_requests;
+	int		 flags;
 	unsigned int	 delay_ms;	/* before the reply */
 };
 
 struct peer {
 	pid_t		 pid;
 	int		 wfd;		/* the client's requests */
-	int		 rfd;		/* the peer's replies */
+	int		 rfd;		/* the replies, to the client */
+	int		 out;		/* the replies, the test's end */
 };
 
 #define PEER_INIT	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" \
@@ -3060,45 +3059,135 @@ struct peer {
 #define PEER_CALL(id)	"{\"jsonrpc\":\"2.0\",\"id\":" id ",\"result\":" \
 	PEER_RESULT "}\n"
 
+/*
+ * The steps many cases share: the initialize answered, then nothing
+ * (peer_quiet), a listing of echo (peer_echo), and a call of it too
+ * (peer_echo_call).
+ */
+static const struct peer_step	 peer_quiet[] = {
+	{ PEER_INIT, 0, 0 }, { NULL, 0, 0 }, { NULL, 0, 0 },
+};
+static const struct peer_step	 peer_echo[] = {
+	{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+	{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+};
+static const struct peer_step	 peer_echo_call[] = {
+	{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+	{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+	{ PEER_CALL("3"), 0, 0 },
+};
+
+static int			 peer_sigfd = -1;
+static volatile sig_atomic_t	 peer_signals;
+
 static void
-peer_start(struct peer *p, const struct peer_step *steps, size_t n)
+peer_handler(int sig)
 {
-	int	 req[2], res[2], log;
+	(void)sig;
+	if (write(peer_sigfd, "s", 1) == 1)
+		peer_signals++;
+}
+
+/* 1 when process pid sleeps (its state S in /proc), 0 if not, -1. */
+static int
+peer_sleeping(pid_t pid)
+{
+	char		 path[64], buf[1024];
+	const char	*p;
+	ssize_t		 n;
+	int		 fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return -1;
+	return p[2] == 'S';
+}
+
+/*
+ * The client (the test) sleeps only in poll(2) once it has written a
+ * request: a signal sent then interrupts the wait, and the handler's
+ * byte says it ran.
+ */
+static void
+peer_signal(pid_t client, int sigrd)
+{
+	struct timespec	 ts = { 0, 1000000 };
+	int		 i, r;
+	char		 ch;
+
+	for (i = 0; (r = peer_sleeping(client)) == 0; i++) {
+		if (i == 10000)
+			_exit(4);
+		nanosleep(&ts, NULL);
+	}
+	if (r == -1 || kill(client, SIGUSR1) == -1 || read(sigrd, &ch, 1) != 1)
+		_exit(4);
+}
+
+static void
+peer_start(struct peer *p, const struct peer_step *steps, size_t n,
+    enum peer_end end)
+{
+	int	 req[2], res[2], sig[2], log;
+	pid_t	 client = getpid();
 	size_t	 i, len;
 	char	 ch;
 
 	no_sigpipe();
-	ATF_REQUIRE(pipe(req) == 0 && pipe(res) == 0);
+	ATF_REQUIRE(pipe(req) == 0 && pipe(res) == 0 && pipe(sig) == 0);
 	ATF_REQUIRE((p->pid = fork()) != -1);
 	if (p->pid == 0) {
 		(void)close(req[1]);
 		(void)close(res[0]);
+		(void)close(sig[1]);
 		if ((log = open("peer.log", O_WRONLY | O_CREAT | O_TRUNC,
 		    0644)) == -1)
 			_exit(1);
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n || end == PEER_LOGS_ALL; i++) {
 			do {
 				if (read(req[0], &ch, 1) != 1)
-					_exit(1);
+					_exit(0);
 				if (write(log, &ch, 1) != 1)
 					_exit(1);
 			} while (ch != '\n');
-			if (steps[i].close_requests)
-				(void)close(req[0]);
-			if (steps[i].reply == NULL)
+			if (i >= n)
 				continue;
-			if (steps[i].delay_ms > 0)
-				(void)poll(NULL, 0, (int)steps[i].delay_ms);
-			len = strlen(steps[i].reply);
-			if (write(res[1], steps[i].reply, len) != (ssize_t)len)
-				_exit(1);
+			if (steps[i].flags & PEER_CLOSE)
+				(void)close(req[0]);
+			if (steps[i].flags & PEER_SIGNAL)
+				peer_signal(client, sig[0]);
+			if (steps[i].reply != NULL) {
+				if (steps[i].delay_ms > 0)
+					(void)poll(NULL, 0,
+					    (int)steps[i].delay_ms);
+				/* EPIPE when the client's end is closed */
+				len = strlen(steps[i].reply);
+				if (write(res[1], steps[i].reply, len) == -1 &&
+				    errno != EPIPE)
+					_exit(1);
+			}
+			if (steps[i].flags & PEER_CLOSE)
+				break;
 		}
+		if (end == PEER_LOGS_ALL)
+			_exit(0);
 		for (;;)
 			pause();
 	}
-	ATF_REQUIRE(close(req[0]) == 0 && close(res[1]) == 0);
+	ATF_REQUIRE(close(req[0]) == 0 && close(sig[0]) == 0);
+	if (peer_sigfd != -1)
+		ATF_REQUIRE(close(peer_sigfd) == 0);
+	peer_sigfd = sig[1];
 	p->wfd = req[1];
 	p->rfd = res[0];
+	p->out = res[1];
 }
 
 static void
@@ -3106,6 +3195,7 @@ peer_stop(struct peer *p)
 {
 	(void)kill(p->pid, SIGKILL);
 	ATF_REQUIRE(waitpid(p->pid, NULL, 0) == p->pid);
+	ATF_REQUIRE(close(p->out) == 0);
 }
 
 /* Line k (from 1) of what the client wrote, without its newline. */
@@ -3126,25 +3216,42 @@ peer_line(int k, char *buf, size_t cap)
 	return buf;
 }
 
-/* Initialized, echo allowed, on the peer; tools the bound if not 0. */
+/* The lines the client wrote, once a PEER_LOGS_ALL peer is reaped. */
+static int
+peer_lines(void)
+{
+	char	 buf[8192];
+	FILE	*f;
+	int	 n = 0;
+
+	ATF_REQUIRE((f = fopen("peer.log", "r")) != NULL);
+	while (fgets(buf, sizeof(buf), f) != NULL)
+		n++;
+	fclose(f);
+	return n;
+}
+
+/* Opened on the peer, echo allowed; a limit of 0 takes its default. */
 static void
-peer_client_tools(struct mcp_client *c, struct peer *p,
-    unsigned int timeout_ms, unsigned int tools)
+peer_open(struct mcp_client *c, struct peer *p, unsigned int timeout_ms,
+    unsigned int tools, size_t response_bytes)
 {
 	struct mcp_limits	 lim;
 
 	memset(&lim, 0, sizeof(lim));
 	lim.timeout_ms = timeout_ms;
 	lim.tools = tools;
+	lim.response_bytes = response_bytes;
 	ATF_REQUIRE_EQ(mcp_open(c, p->wfd, p->rfd, &lim), MCP_OK);
 	ATF_REQUIRE_EQ(mcp_allow(c, "echo"), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_initialize(c), MCP_OK);
 }
 
+/* Initialized, echo allowed, on the peer. */
 static void
 peer_client(struct mcp_client *c, struct peer *p, unsigned int timeout_ms)
 {
-	peer_client_tools(c, p, timeout_ms, 0);
+	peer_open(c, p, timeout_ms, 0, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(c), MCP_OK);
 }
 
 /* The peer started on its steps, the client on it, its tools listed. */
@@ -3152,7 +3259,7 @@ static void
 peer_listed(struct mcp_client *c, struct peer *p,
     const struct peer_step *steps, size_t n)
 {
-	peer_start(p, steps, n);
+	peer_start(p, steps, n, PEER_HOLDS);
 	peer_client(c, p, 5000);
 	ATF_REQUIRE_EQ(mcp_list_tools(c), MCP_OK);
 }
@@ -3162,6 +3269,36 @@ peer_done(struct mcp_client *c, struct peer *p)
 {
 	mcp_close(c);
 	peer_stop(p);
+}
+
+/* The client's end, then the peer's: what it logged is complete. */
+static void
+peer_finish(struct mcp_client *c, struct peer *p)
+{
+	int	 status;
+
+	mcp_close(c);
+	ATF_REQUIRE(close(p->out) == 0);
+	ATF_REQUIRE(waitpid(p->pid, &status, 0) == p->pid);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "peer status %d", status);
+}
+
+/*
+ * A JSON string token of n bytes, its quotes included, of fill between
+ * them; n up to MCP_CURSOR_BYTES + 1, the largest a case needs.
+ */
+static const char *
+quoted_token(size_t n, char fill)
+{
+	static char	 buf[MCP_CURSOR_BYTES + 2];
+
+	ATF_REQUIRE(n >= 2 && n < sizeof(buf));
+	memset(buf, fill, n);
+	buf[0] = '"';
+	buf[n - 1] = '"';
+	buf[n] = '\0';
+	return buf;
 }
 
 ATF_TC_WITHOUT_HEAD(list_pages_requested_with_exact_params);
@@ -3191,23 +3328,18 @@ ATF_TC_BODY(list_pages_requested_with_exact_params, tc)
 static void
 cursor_case(const char *cursor, enum mcp_error want)
 {
-	struct peer_step	 steps[4];
+	char			 page[2048], line[2048], sent[2048];
+	struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 }, { page, 0, 0 },
+		{ PEER_LIST("3", PEER_TOOL), 0, 0 },
+	};
 	struct mcp_client	 c;
 	struct peer		 p;
-	char			 page[2048], line[2048], sent[2048];
 	enum mcp_error		 e;
 
 	snprintf(page, sizeof(page), "{\"jsonrpc\":\"2.0\",\"id\":2,"
 	    "\"result\":{\"tools\":[],\"nextCursor\":%s}}\n", cursor);
-	steps[0].reply = PEER_INIT;
-	steps[1].reply = NULL;
-	steps[2].reply = page;
-	steps[3].reply = PEER_LIST("3", PEER_TOOL);
-	steps[0].close_requests = steps[1].close_requests =
-	    steps[2].close_requests = steps[3].close_requests = 0;
-	steps[0].delay_ms = steps[1].delay_ms = steps[2].delay_ms =
-	    steps[3].delay_ms = 0;
-	peer_start(&p, steps, nitems(steps));
+	peer_start(&p, steps, nitems(steps), PEER_HOLDS);
 	peer_client(&c, &p, 5000);
 	e = mcp_list_tools(&c);
 	ATF_CHECK_MSG(e == want, "cursor of %zu bytes: %s, want %s",
@@ -3231,18 +3363,9 @@ ATF_TC_BODY(list_cursor_not_a_string_refused, tc)
 ATF_TC_WITHOUT_HEAD(list_cursor_at_bound_taken_one_more_refused);
 ATF_TC_BODY(list_cursor_at_bound_taken_one_more_refused, tc)
 {
-	char	 cur[MCP_CURSOR_BYTES + 2];
-
 	/* MCP_CURSOR_BYTES with its quotes */
-	memset(cur, 'c', sizeof(cur));
-	cur[0] = '"';
-	cur[MCP_CURSOR_BYTES - 1] = '"';
-	cur[MCP_CURSOR_BYTES] = '\0';
-	cursor_case(cur, MCP_OK);
-	cur[MCP_CURSOR_BYTES - 1] = 'c';
-	cur[MCP_CURSOR_BYTES] = '"';
-	cur[MCP_CURSOR_BYTES + 1] = '\0';
-	cursor_case(cur, MCP_E_PROTOCOL);
+	cursor_case(quoted_token(MCP_CURSOR_BYTES, 'c'), MCP_OK);
+	cursor_case(quoted_token(MCP_CURSOR_BYTES + 1, 'c'), MCP_E_PROTOCOL);
 }
 
 /*
@@ -3294,16 +3417,12 @@ ATF_TC_BODY(tool_state_longer_name_not_truncated, tc)
 ATF_TC_WITHOUT_HEAD(call_without_name_or_arguments_refused);
 ATF_TC_BODY(call_without_name_or_arguments_refused, tc)
 {
-	static const struct peer_step	 steps[] = {
-		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
-	};
 	struct mcp_client	 c;
 	struct peer		 p;
 	char			 res[256];
 	size_t			 reslen = sizeof(res);
 
-	peer_listed(&c, &p, steps, nitems(steps));
+	peer_listed(&c, &p, peer_echo, nitems(peer_echo));
 	ATF_CHECK_EQ(mcp_call(&c, NULL, "{}", 2, res, &reslen, NULL),
 	    MCP_E_NOT_ALLOWED);
 	ATF_CHECK_EQ(mcp_call(&c, "echo", NULL, 2, res, &reslen, NULL),
@@ -3350,7 +3469,7 @@ ATF_TC_BODY(call_not_delivered_fatal, tc)
 {
 	static const struct peer_step	 steps[] = {
 		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 1, 0 },
+		{ PEER_LIST("2", PEER_TOOL), PEER_CLOSE, 0 },
 	};
 	struct mcp_client	 c;
 	struct peer		 p;
@@ -3373,18 +3492,13 @@ ATF_TC_BODY(call_not_delivered_fatal, tc)
 ATF_TC_WITHOUT_HEAD(call_after_idle_longer_than_deadline_delivered);
 ATF_TC_BODY(call_after_idle_longer_than_deadline_delivered, tc)
 {
-	static const struct peer_step	 steps[] = {
-		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
-		{ PEER_CALL("3"), 0, 0 },
-	};
 	struct timespec		 idle = { 0, 400 * 1000 * 1000 };
 	struct mcp_client	 c;
 	struct peer		 p;
 	char			 res[256];
 	size_t			 reslen = sizeof(res);
 
-	peer_start(&p, steps, nitems(steps));
+	peer_start(&p, peer_echo_call, nitems(peer_echo_call), PEER_HOLDS);
 	peer_client(&c, &p, 200);
 	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_REQUIRE(nanosleep(&idle, NULL) == 0);
@@ -3458,8 +3572,9 @@ ATF_TC_BODY(relist_with_every_place_configured, tc)
 	struct mcp_client	 c;
 	struct peer		 p;
 
-	peer_start(&p, steps, nitems(steps));
-	peer_client_tools(&c, &p, 5000, 1);
+	peer_start(&p, steps, nitems(steps), PEER_HOLDS);
+	peer_open(&c, &p, 5000, 1, 0);
+	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
 	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_CHECK_EQ(mcp_tool_state(&c, "other"), 0);
@@ -3488,7 +3603,7 @@ ATF_TC_BODY(call_after_slow_relist_has_its_own_deadline, tc)
 	char			 res[256];
 	size_t			 reslen = sizeof(res);
 
-	peer_start(&p, steps, nitems(steps));
+	peer_start(&p, steps, nitems(steps), PEER_HOLDS);
 	peer_client(&c, &p, 1000);
 	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_CHECK_EQ(mcp_call(&c, "echo", "{}", 2, res, &reslen, NULL),
@@ -3544,14 +3659,10 @@ ATF_TC_BODY(result_withheld_in_exact_room_cleared, tc)
 ATF_TC_WITHOUT_HEAD(close_twice_harmless);
 ATF_TC_BODY(close_twice_harmless, tc)
 {
-	static const struct peer_step	 steps[] = {
-		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
-	};
 	struct mcp_client	 c;
 	struct peer		 p;
 
-	peer_listed(&c, &p, steps, nitems(steps));
+	peer_listed(&c, &p, peer_echo, nitems(peer_echo));
 	mcp_close(&c);
 	ATF_REQUIRE(is_open(0));
 	mcp_close(&c);
@@ -3578,18 +3689,11 @@ ATF_TC_BODY(list_sort_without_memory_refused, tc)
 	};
 	struct mcp_client	 c;
 	struct peer		 p;
-	pid_t			 pid;
 
 	memcap_skip_under_asan();
-	peer_start(&p, steps, nitems(steps));
+	peer_start(&p, steps, nitems(steps), PEER_HOLDS);
 	peer_client(&c, &p, 5000);
-	ATF_REQUIRE((pid = fork()) != -1);
-	if (pid == 0) {
-		memcap_limit(0);
-		memcap_exhaust();
-		_exit(mcp_list_tools(&c) == MCP_E_SYSTEM ? 0 : 10);
-	}
-	memcap_child_passes(pid);
+	list_without_memory(&c, MCP_E_SYSTEM);
 	peer_done(&c, &p);
 }
 
@@ -3605,15 +3709,11 @@ ATF_TC_BODY(schema_only_for_configured_listed_tool, tc)
 	};
 	struct mcp_client	 c;
 	struct peer		 p;
-	struct mcp_limits	 lim;
 	const char		*schema = NULL;
 	size_t			 len = 0;
 
-	memset(&lim, 0, sizeof(lim));
-	lim.timeout_ms = 5000;
-	peer_start(&p, steps, nitems(steps));
-	ATF_REQUIRE_EQ(mcp_open(&c, p.wfd, p.rfd, &lim), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_allow(&c, "echo"), MCP_OK);
+	peer_start(&p, steps, nitems(steps), PEER_HOLDS);
+	peer_open(&c, &p, 5000, 0, 0);
 	ATF_REQUIRE_EQ(mcp_allow(&c, "ghost"), MCP_OK);
 	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
 	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), -1);
@@ -3641,15 +3741,12 @@ ATF_TC_BODY(strerror_below_ok_unknown, tc)
 ATF_TC_WITHOUT_HEAD(session_end_cuts_operation_deadline);
 ATF_TC_BODY(session_end_cuts_operation_deadline, tc)
 {
-	static const struct peer_step	 steps[] = {
-		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 }, { NULL, 0, 0 },
-	};
 	struct mcp_client	 c;
 	struct peer		 p;
 	struct timespec		 t0, t1, end, add = { 0, 200000000 };
 	long			 ms;
 
-	peer_start(&p, steps, nitems(steps));
+	peer_start(&p, peer_quiet, nitems(peer_quiet), PEER_HOLDS);
 	peer_client(&c, &p, 5000);
 	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &t0) == 0);
 	end.tv_sec = t0.tv_sec + (t0.tv_nsec + add.tv_nsec) / 1000000000;
@@ -3664,216 +3761,62 @@ ATF_TC_BODY(session_end_cuts_operation_deadline, tc)
 }
 
 /*
- * mcp.c's survivors below line 1200.  A scripted peer like the one above
- * that goes on reading after its last step and logs every line the client
- * wrote until the client's end, then exits: once script_finish() has
- * reaped it, peer.log is all the client sent, and a request that was not
- * sent is absent for certain.  The test keeps a writing end of the
- * replies of its own (out), for what arrives between operations.
+ * mcp.c's survivors below line 1200, most of them on a PEER_LOGS_ALL
+ * peer: what the client did not send is absent from its log for certain.
  */
-#define SCRIPT_CLOSE	0x1	/* close the requests, then reply and exit */
-#define SCRIPT_SIGNAL	0x2	/* first signal the client, blocked in poll */
 
-struct script_step {
-	const char	*reply;
-	int		 flags;
-};
-
-struct script {
-	pid_t		 pid;
-	int		 wfd;		/* the client's requests */
-	int		 rfd;		/* the replies, to the client */
-	int		 out;		/* the replies, the test's end */
-};
-
-static int			 script_sigfd = -1;
-static volatile sig_atomic_t	 script_signals;
-
+/* Initialized and listed on a peer that logs all: echo, 3 lines sent. */
 static void
-script_handler(int sig)
-{
-	(void)sig;
-	if (write(script_sigfd, "s", 1) == 1)
-		script_signals++;
-}
-
-/* 1 when process pid sleeps (its state S in /proc), 0 if not, -1. */
-static int
-script_sleeping(pid_t pid)
-{
-	char		 path[64], buf[1024];
-	const char	*p;
-	ssize_t		 n;
-	int		 fd;
-
-	(void)snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
-		return -1;
-	return p[2] == 'S';
-}
-
-/*
- * The client (the test) sleeps only in poll(2) once it has written a
- * request: a signal sent then interrupts the wait, and the handler's
- * byte says it ran.
- */
-static void
-script_signal(pid_t client, int sigrd)
-{
-	struct timespec	 ts = { 0, 1000000 };
-	int		 i, r;
-	char		 ch;
-
-	for (i = 0; (r = script_sleeping(client)) == 0; i++) {
-		if (i == 10000)
-			_exit(4);
-		nanosleep(&ts, NULL);
-	}
-	if (r == -1 || kill(client, SIGUSR1) == -1 || read(sigrd, &ch, 1) != 1)
-		_exit(4);
-}
-
-static void
-script_start(struct script *s, const struct script_step *steps, size_t n)
-{
-	int	 req[2], res[2], sig[2], log;
-	pid_t	 client = getpid();
-	size_t	 i, len;
-	char	 ch;
-
-	no_sigpipe();
-	ATF_REQUIRE(pipe(req) == 0 && pipe(res) == 0 && pipe(sig) == 0);
-	ATF_REQUIRE((s->pid = fork()) != -1);
-	if (s->pid == 0) {
-		(void)close(req[1]);
-		(void)close(res[0]);
-		(void)close(sig[1]);
-		if ((log = open("peer.log", O_WRONLY | O_CREAT | O_TRUNC,
-		    0644)) == -1)
-			_exit(1);
-		for (i = 0;; i++) {
-			do {
-				if (read(req[0], &ch, 1) != 1)
-					_exit(0);
-				if (write(log, &ch, 1) != 1)
-					_exit(1);
-			} while (ch != '\n');
-			if (i >= n)
-				continue;
-			if (steps[i].flags & SCRIPT_CLOSE)
-				(void)close(req[0]);
-			if (steps[i].flags & SCRIPT_SIGNAL)
-				script_signal(client, sig[0]);
-			if (steps[i].reply != NULL) {
-				/* EPIPE when the client's end is closed */
-				len = strlen(steps[i].reply);
-				if (write(res[1], steps[i].reply, len) == -1 &&
-				    errno != EPIPE)
-					_exit(1);
-			}
-			if (steps[i].flags & SCRIPT_CLOSE)
-				_exit(0);
-		}
-	}
-	ATF_REQUIRE(close(req[0]) == 0 && close(sig[0]) == 0);
-	if (script_sigfd != -1)
-		ATF_REQUIRE(close(script_sigfd) == 0);
-	script_sigfd = sig[1];
-	s->wfd = req[1];
-	s->rfd = res[0];
-	s->out = res[1];
-}
-
-/* The client's end, then the peer's: what it logged is complete. */
-static void
-script_finish(struct mcp_client *c, struct script *s)
-{
-	int	 status;
-
-	mcp_close(c);
-	ATF_REQUIRE(close(s->out) == 0);
-	ATF_REQUIRE(waitpid(s->pid, &status, 0) == s->pid);
-	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "peer status %d", status);
-}
-
-/* The lines the client wrote, once the peer is reaped. */
-static int
-script_lines(void)
-{
-	char	 buf[8192];
-	FILE	*f;
-	int	 n = 0;
-
-	ATF_REQUIRE((f = fopen("peer.log", "r")) != NULL);
-	while (fgets(buf, sizeof(buf), f) != NULL)
-		n++;
-	fclose(f);
-	return n;
-}
-
-static void
-script_client(struct mcp_client *c, struct script *s, unsigned int timeout_ms,
+peer_listed_logged(struct mcp_client *c, struct peer *p,
     size_t response_bytes)
 {
-	struct mcp_limits	 lim;
 
-	memset(&lim, 0, sizeof(lim));
-	lim.timeout_ms = timeout_ms;
-	lim.response_bytes = response_bytes;
-	ATF_REQUIRE_EQ(mcp_open(c, s->wfd, s->rfd, &lim), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_allow(c, "echo"), MCP_OK);
-}
-
-/* Initialized and listed: echo, 3 lines sent. */
-static void
-script_listed(struct mcp_client *c, struct script *s, size_t response_bytes)
-{
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 0 },
-		{ PEER_CALL("3"), 0 },
-	};
-
-	script_start(s, steps, nitems(steps));
-	script_client(c, s, 5000, response_bytes);
+	peer_start(p, peer_echo_call, nitems(peer_echo_call), PEER_LOGS_ALL);
+	peer_open(c, p, 5000, 0, response_bytes);
 	ATF_REQUIRE_EQ(mcp_initialize(c), MCP_OK);
 	ATF_REQUIRE_EQ(mcp_list_tools(c), MCP_OK);
 }
 
+/*
+ * A peer that logs all and answers the initialize with line (and its
+ * newline) in front of the answer; the client opened on it.
+ */
 static void
-script_put(struct script *s, const char *p, size_t n)
+peer_line_first(struct mcp_client *c, struct peer *p, const char *line)
 {
-	ATF_REQUIRE_EQ(write(s->out, p, n), (ssize_t)n);
+	struct peer_step	 steps[1];
+	char			 reply[1024];
+
+	ATF_REQUIRE((size_t)snprintf(reply, sizeof(reply), "%s\n%s", line,
+	    PEER_INIT) < sizeof(reply));
+	steps[0].reply = reply;
+	steps[0].flags = 0;
+	steps[0].delay_ms = 0;
+	peer_start(p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_open(c, p, 5000, 0, 0);
+}
+
+static void
+peer_put(struct peer *p, const char *buf, size_t n)
+{
+	ATF_REQUIRE_EQ(write(p->out, buf, n), (ssize_t)n);
 }
 
 /* A session end already passed: the listing times out, nothing sent. */
 ATF_TC_WITHOUT_HEAD(session_end_passed_nothing_sent);
 ATF_TC_BODY(session_end_passed_nothing_sent, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 0 },
-	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	struct timespec		 end;
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_start(&p, peer_echo, nitems(peer_echo), PEER_LOGS_ALL);
+	peer_client(&c, &p, 5000);
 	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &end) == 0);
 	mcp_set_end(&c, &end);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_TIMEOUT);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 2);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 2);
 }
 
 /*
@@ -3891,7 +3834,7 @@ ATF_TC_BODY(session_end_later_than_deadline_keeps_it, tc)
 	struct peer		 p;
 	struct timespec		 end;
 
-	peer_start(&p, steps, nitems(steps));
+	peer_start(&p, steps, nitems(steps), PEER_HOLDS);
 	peer_client(&c, &p, TIMEOUT_MS);
 	ATF_REQUIRE(clock_gettime(CLOCK_MONOTONIC, &end) == 0);
 	end.tv_sec += 40;
@@ -3904,25 +3847,24 @@ ATF_TC_BODY(session_end_later_than_deadline_keeps_it, tc)
 ATF_TC_WITHOUT_HEAD(signal_during_wait_not_an_error);
 ATF_TC_BODY(signal_during_wait_not_an_error, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
-		{ PEER_LIST("2", PEER_TOOL), SCRIPT_SIGNAL },
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), PEER_SIGNAL, 0 },
 	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	struct sigaction	 sa, old;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = script_handler;
+	sa.sa_handler = peer_handler;
 	ATF_REQUIRE(sigemptyset(&sa.sa_mask) == 0);
 	ATF_REQUIRE(sigaction(SIGUSR1, &sa, &old) == 0);
-	script_signals = 0;
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_signals = 0;
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_client(&c, &p, 5000);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
-	ATF_CHECK_EQ(script_signals, 1);
-	script_finish(&c, &s);
+	ATF_CHECK_EQ(peer_signals, 1);
+	peer_finish(&c, &p);
 	ATF_REQUIRE(sigaction(SIGUSR1, &old, NULL) == 0);
 }
 
@@ -3951,13 +3893,13 @@ reads_so_far(void)
 ATF_TC_WITHOUT_HEAD(silent_server_waited_for_not_read);
 ATF_TC_BODY(silent_server_waited_for_not_read, tc)
 {
-	static const struct script_step	 steps[] = { { NULL, 0 } };
+	static const struct peer_step	 steps[] = { { NULL, 0, 0 } };
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	unsigned long		 a, b, one;
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, TIMEOUT_MS, 0);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_open(&c, &p, TIMEOUT_MS, 0, 0);
 	a = reads_so_far();
 	b = reads_so_far();
 	one = b - a;
@@ -3965,7 +3907,7 @@ ATF_TC_BODY(silent_server_waited_for_not_read, tc)
 	ATF_CHECK_EQ(mcp_initialize(&c), MCP_E_TIMEOUT);
 	b = reads_so_far();
 	ATF_CHECK_EQ_MSG(b - a, one, "%lu reads", b - a - one);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 }
 
 /* A stdin that cannot be written: write(2) fails, a system error. */
@@ -4010,21 +3952,17 @@ ATF_TC_BODY(unreadable_stdout_system_error, tc)
 ATF_TC_WITHOUT_HEAD(descriptor_closed_under_client_system_error);
 ATF_TC_BODY(descriptor_closed_under_client_system_error, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 }, { NULL, 0 },
-	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	int			 which;
 
 	for (which = 0; which < 2; which++) {
-		script_start(&s, steps, nitems(steps));
-		script_client(&c, &s, 5000, 0);
-		ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+		peer_start(&p, peer_quiet, nitems(peer_quiet), PEER_LOGS_ALL);
+		peer_client(&c, &p, 5000);
 		ATF_REQUIRE(close(which == 0 ? c.wfd : c.rfd) == 0);
 		ATF_CHECK_EQ_MSG(mcp_list_tools(&c), MCP_E_SYSTEM, "%s",
 		    which == 0 ? "stdin" : "stdout");
-		script_finish(&c, &s);
+		peer_finish(&c, &p);
 	}
 }
 
@@ -4134,20 +4072,13 @@ ATF_TC_BODY(stream_from_named_socket_carries_the_session, tc)
 static void
 notification_case(const char *note)
 {
-	struct script_step	 steps[1];
 	struct mcp_client	 c;
-	struct script		 s;
-	char			 reply[1024];
+	struct peer		 p;
 
-	ATF_REQUIRE((size_t)snprintf(reply, sizeof(reply), "%s\n%s", note,
-	    PEER_INIT) < sizeof(reply));
-	steps[0].reply = reply;
-	steps[0].flags = 0;
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
+	peer_line_first(&c, &p, note);
 	ATF_CHECK_EQ_MSG(mcp_initialize(&c), MCP_E_PROTOCOL, "%s", note);
 	ATF_CHECK_EQ(c.notifications, 0);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 }
 
 ATF_TC_WITHOUT_HEAD(notification_extra_member_refused);
@@ -4167,23 +4098,22 @@ ATF_TC_BODY(notification_method_not_string_refused, tc)
 ATF_TC_WITHOUT_HEAD(other_notification_during_list_lists_once);
 ATF_TC_BODY(other_notification_during_list_lists_once, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
 		{ "{\"jsonrpc\":\"2.0\",\"method\":"
 		  "\"notifications/progress\"}\n"
-		  PEER_LIST("2", PEER_TOOL), 0 },
+		  PEER_LIST("2", PEER_TOOL), 0, 0 },
 	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, TIMEOUT_MS, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_client(&c, &p, TIMEOUT_MS);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_CHECK_EQ(c.notifications, 1);
 	ATF_CHECK_EQ(c.listings, 1);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 3);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 3);
 }
 
 /*
@@ -4194,45 +4124,32 @@ ATF_TC_BODY(other_notification_during_list_lists_once, tc)
 static void
 ping_id_case(const char *id, enum mcp_error want)
 {
-	struct script_step	 steps[1];
 	struct mcp_client	 c;
-	struct script		 s;
-	char			 reply[1024], answer[256], line[256];
+	struct peer		 p;
+	char			 ping[256], answer[256], line[256];
 
-	ATF_REQUIRE((size_t)snprintf(reply, sizeof(reply),
-	    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}\n%s", id,
-	    PEER_INIT) < sizeof(reply));
-	steps[0].reply = reply;
-	steps[0].flags = 0;
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
+	ATF_REQUIRE((size_t)snprintf(ping, sizeof(ping),
+	    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"ping\"}", id) <
+	    sizeof(ping));
+	peer_line_first(&c, &p, ping);
 	ATF_CHECK_EQ_MSG(mcp_initialize(&c), want, "id %s", id);
 	ATF_CHECK_EQ(c.pings, want == MCP_OK ? 1 : 0);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 	ATF_REQUIRE((size_t)snprintf(answer, sizeof(answer),
 	    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}", id) <
 	    sizeof(answer));
 	if (want == MCP_OK)
 		ATF_CHECK_STREQ(peer_line(2, line, sizeof(line)), answer);
 	else
-		ATF_CHECK_EQ(script_lines(), 1);
+		ATF_CHECK_EQ(peer_lines(), 1);
 }
 
 ATF_TC_WITHOUT_HEAD(ping_id_at_bound_answered_one_more_refused);
 ATF_TC_BODY(ping_id_at_bound_answered_one_more_refused, tc)
 {
-	char	 id[MCP_PEER_ID_BYTES + 2];
-
 	/* A string token of exactly MCP_PEER_ID_BYTES, quotes included. */
-	memset(id, 'p', sizeof(id));
-	id[0] = '"';
-	id[MCP_PEER_ID_BYTES - 1] = '"';
-	id[MCP_PEER_ID_BYTES] = '\0';
-	ping_id_case(id, MCP_OK);
-	id[MCP_PEER_ID_BYTES - 1] = 'p';
-	id[MCP_PEER_ID_BYTES] = '"';
-	id[MCP_PEER_ID_BYTES + 1] = '\0';
-	ping_id_case(id, MCP_E_PROTOCOL);
+	ping_id_case(quoted_token(MCP_PEER_ID_BYTES, 'p'), MCP_OK);
+	ping_id_case(quoted_token(MCP_PEER_ID_BYTES + 1, 'p'), MCP_E_PROTOCOL);
 }
 
 ATF_TC_WITHOUT_HEAD(ping_id_neither_string_nor_integer_refused);
@@ -4245,20 +4162,19 @@ ATF_TC_BODY(ping_id_neither_string_nor_integer_refused, tc)
 ATF_TC_WITHOUT_HEAD(ping_answer_not_delivered_closed);
 ATF_TC_BODY(ping_answer_not_delivered_closed, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n"
-		  PEER_LIST("2", PEER_TOOL), SCRIPT_CLOSE },
+		  PEER_LIST("2", PEER_TOOL), PEER_CLOSE, 0 },
 	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_client(&c, &p, 5000);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CLOSED);
 	ATF_CHECK_EQ(c.pings, 0);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 }
 
 /*
@@ -4268,43 +4184,38 @@ ATF_TC_BODY(ping_answer_not_delivered_closed, tc)
 ATF_TC_WITHOUT_HEAD(list_not_delivered_answer_not_read);
 ATF_TC_BODY(list_not_delivered_answer_not_read, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 },
-		{ PEER_LIST("2", PEER_TOOL), SCRIPT_CLOSE },
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), PEER_CLOSE, 0 },
 	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	struct pollfd		 pfd;
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_client(&c, &p, 5000);
 	/* The answer is there: the server's stdin is closed already. */
 	pfd.fd = c.rfd;
 	pfd.events = POLLIN;
 	ATF_REQUIRE_EQ(poll(&pfd, 1, -1), 1);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_CLOSED);
 	ATF_CHECK(mcp_tools_hash(&c) == NULL);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 }
 
 /* A listing that times out is cancelled by its id, like a call. */
 ATF_TC_WITHOUT_HEAD(timed_out_list_cancelled_by_id);
 ATF_TC_BODY(timed_out_list_cancelled_by_id, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 }, { NULL, 0 },
-	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	char			 line[256];
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, TIMEOUT_MS, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_start(&p, peer_quiet, nitems(peer_quiet), PEER_LOGS_ALL);
+	peer_client(&c, &p, TIMEOUT_MS);
 	ATF_CHECK_EQ(mcp_list_tools(&c), MCP_E_TIMEOUT);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 4);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 4);
 	ATF_CHECK_STREQ(peer_line(4, line, sizeof(line)),
 	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
 	    "\"params\":{\"requestId\":2,\"reason\":\"timeout\"}}");
@@ -4315,13 +4226,13 @@ ATF_TC_WITHOUT_HEAD(garbage_pending_before_call_fatal_not_sent);
 ATF_TC_BODY(garbage_pending_before_call_fatal_not_sent, tc)
 {
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 
-	script_listed(&c, &s, 0);
-	script_put(&s, "not json\n", 9);
+	peer_listed_logged(&c, &p, 0);
+	peer_put(&p, "not json\n", 9);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_SYNTAX);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 3);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 3);
 }
 
 /*
@@ -4334,15 +4245,15 @@ ATF_TC_BODY(stale_response_pending_before_call_refused, tc)
 	static const char	 sent[] = "{\"jsonrpc\":\"2.0\",\"id\":3,"
 	    "\"method\":\"tools/call\"";
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	char			 line[256];
 
-	script_listed(&c, &s, 0);
-	script_put(&s, PEER_LIST("2", PEER_TOOL),
+	peer_listed_logged(&c, &p, 0);
+	peer_put(&p, PEER_LIST("2", PEER_TOOL),
 	    strlen(PEER_LIST("2", PEER_TOOL)));
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_ID);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 4);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 4);
 	ATF_CHECK(strncmp(peer_line(4, line, sizeof(line)), sent,
 	    sizeof(sent) - 1) == 0);
 }
@@ -4354,38 +4265,38 @@ ATF_TC_BODY(stale_response_pending_before_call_refused, tc)
 ATF_TC_WITHOUT_HEAD(pending_line_at_bound_kept_one_more_refused);
 ATF_TC_BODY(pending_line_at_bound_kept_one_more_refused, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 0 },
-		{ "\n" PEER_CALL("3"), 0 },
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_LIST("2", PEER_TOOL), 0, 0 },
+		{ "\n" PEER_CALL("3"), 0, 0 },
 	};
 	static const char	 pre[] = "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/message\",\"params\":{\"pad\":\"";
 	char			 note[MCP_RESPONSE_MIN_BYTES + 1];
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	size_t			 n = MCP_RESPONSE_MIN_BYTES;
 
 	/* A notification of exactly the bound, its newline to come. */
 	memset(note, 'x', sizeof(note));
 	memcpy(note, pre, strlen(pre));
 	memcpy(note + n - 3, "\"}}", 3);
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, MCP_RESPONSE_MIN_BYTES);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_open(&c, &p, 5000, 0, MCP_RESPONSE_MIN_BYTES);
 	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
 	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
-	script_put(&s, note, n);
+	peer_put(&p, note, n);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_OK);
 	ATF_CHECK_EQ(c.notifications, 1);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 4);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 4);
 
 	/* One byte more than the bound, no newline. */
-	script_listed(&c, &s, MCP_RESPONSE_MIN_BYTES);
-	script_put(&s, note, n + 1);
+	peer_listed_logged(&c, &p, MCP_RESPONSE_MIN_BYTES);
+	peer_put(&p, note, n + 1);
 	ATF_CHECK_EQ(call(&c, "echo", ARGS), MCP_E_TOO_LARGE);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 3);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 3);
 }
 
 /*
@@ -4396,22 +4307,13 @@ ATF_TC_BODY(pending_line_at_bound_kept_one_more_refused, tc)
 ATF_TC_WITHOUT_HEAD(unconfigured_name_with_every_place_configured);
 ATF_TC_BODY(unconfigured_name_with_every_place_configured, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
-		{ PEER_LIST("2", PEER_TOOL), 0 },
-	};
 	struct mcp_client	 c;
-	struct script		 s;
-	struct mcp_limits	 lim;
+	struct peer		 p;
 	const char		*schema = NULL;
 	size_t			 len = 0;
 
-	memset(&lim, 0, sizeof(lim));
-	lim.timeout_ms = 5000;
-	lim.tools = 2;
-	script_start(&s, steps, nitems(steps));
-	ATF_REQUIRE_EQ(mcp_open(&c, s.wfd, s.rfd, &lim), MCP_OK);
-	ATF_REQUIRE_EQ(mcp_allow(&c, "echo"), MCP_OK);
+	peer_start(&p, peer_echo, nitems(peer_echo), PEER_LOGS_ALL);
+	peer_open(&c, &p, 5000, 2, 0);
 	ATF_REQUIRE_EQ(mcp_allow(&c, "other"), MCP_OK);
 	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
 	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
@@ -4420,7 +4322,7 @@ ATF_TC_BODY(unconfigured_name_with_every_place_configured, tc)
 	ATF_CHECK_EQ(mcp_tool_schema(&c, "other", &schema, &len), -1);
 	ATF_CHECK(schema == NULL);
 	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), 0);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 }
 
 /*
@@ -4430,26 +4332,25 @@ ATF_TC_BODY(unconfigured_name_with_every_place_configured, tc)
 ATF_TC_WITHOUT_HEAD(schema_of_tool_gone_by_relisting_withheld);
 ATF_TC_BODY(schema_of_tool_gone_by_relisting_withheld, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
-		{ PEER_CHANGED PEER_LIST("2", PEER_TOOL), 0 },
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
+		{ PEER_CHANGED PEER_LIST("2", PEER_TOOL), 0, 0 },
 		{ PEER_LIST("3", "{\"name\":\"other\","
-		  "\"inputSchema\":{\"type\":\"object\"}}"), 0 },
+		  "\"inputSchema\":{\"type\":\"object\"}}"), 0, 0 },
 	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	const char		*schema = NULL;
 	size_t			 len = 0;
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_client(&c, &p, 5000);
 	ATF_REQUIRE_EQ(mcp_list_tools(&c), MCP_OK);
 	ATF_CHECK_EQ(c.listings, 1);
 	ATF_CHECK_EQ(mcp_tool_state(&c, "echo"), MCP_TOOL_CONFIGURED);
 	ATF_CHECK_EQ(mcp_tool_schema(&c, "echo", &schema, &len), -1);
 	ATF_CHECK(schema == NULL);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 }
 
 /*
@@ -4459,16 +4360,16 @@ ATF_TC_BODY(schema_of_tool_gone_by_relisting_withheld, tc)
 ATF_TC_WITHOUT_HEAD(poll_failure_system_error_nothing_sent);
 ATF_TC_BODY(poll_failure_system_error_nothing_sent, tc)
 {
-	static const struct script_step	 steps[] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
+	static const struct peer_step	 steps[] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
 	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 	struct rlimit		 rl = { 0, 0 };
 	pid_t			 pid;
 
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, TIMEOUT_MS, 0);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_open(&c, &p, TIMEOUT_MS, 0, 0);
 	ATF_REQUIRE((pid = fork()) != -1);
 	if (pid == 0) {
 		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
@@ -4476,8 +4377,8 @@ ATF_TC_BODY(poll_failure_system_error_nothing_sent, tc)
 		_exit(mcp_initialize(&c) == MCP_E_SYSTEM ? 0 : 10);
 	}
 	memcap_child_passes(pid);
-	script_finish(&c, &s);
-	ATF_CHECK_EQ(script_lines(), 0);
+	peer_finish(&c, &p);
+	ATF_CHECK_EQ(peer_lines(), 0);
 }
 
 /*
@@ -4487,21 +4388,20 @@ ATF_TC_BODY(poll_failure_system_error_nothing_sent, tc)
 static void
 second_page_case(const char *page, enum mcp_error want)
 {
-	struct script_step	 steps[4] = {
-		{ PEER_INIT, 0 }, { NULL, 0 },
+	struct peer_step	 steps[4] = {
+		{ PEER_INIT, 0, 0 }, { NULL, 0, 0 },
 		{ "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[],"
-		  "\"nextCursor\":\"c1\"}}\n", 0 },
-		{ NULL, 0 },
+		  "\"nextCursor\":\"c1\"}}\n", 0, 0 },
+		{ NULL, 0, 0 },
 	};
 	struct mcp_client	 c;
-	struct script		 s;
+	struct peer		 p;
 
 	steps[3].reply = page;
-	script_start(&s, steps, nitems(steps));
-	script_client(&c, &s, 5000, 0);
-	ATF_REQUIRE_EQ(mcp_initialize(&c), MCP_OK);
+	peer_start(&p, steps, nitems(steps), PEER_LOGS_ALL);
+	peer_client(&c, &p, 5000);
 	ATF_CHECK_EQ(mcp_list_tools(&c), want);
-	script_finish(&c, &s);
+	peer_finish(&c, &p);
 }
 
 ATF_TC_WITHOUT_HEAD(second_page_accepted);

@@ -1,7 +1,9 @@
 /*
  * The configuration parser (common/parse.y) with each of its allocations
- * failed in turn: the parse fails, says so in one line, and leaks nothing
- * (the ASan build, make nomem-sanitize, checks the leaks).  Every golden
+ * failed in turn: the parse fails, says so in one line, and leaks nothing,
+ * no descriptor (checked here) and no memory (the ASan build, make
+ * nomem-sanitize, checks the leaks).  A refused include leaves no
+ * descriptor either.  Every golden
  * good-N.conf in regress/config is read once per allocation it makes, the
  * Nth failed on the Nth read, until a read makes fewer than N.
  *
@@ -140,6 +142,22 @@ configs(const atf_tc_t *tc)
 	return atf_tc_get_config_var(tc, "srcdir");
 }
 
+/* How many descriptors are open (those of /proc/self/fd, its own too). */
+static int
+open_fds(void)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	ATF_REQUIRE((d = opendir("/proc/self/fd")) != NULL);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	ATF_REQUIRE(closedir(d) == 0);
+	return n;
+}
+
 /*
  * One parse of path with allocation at failed (-1: none), its stderr in
  * err; returns the allocations it made.
@@ -210,7 +228,7 @@ sweep(const char *dir, const char *name, long *byacc)
 	struct cmcp_conf	*c;
 	char			 path[PATH_MAX], err[ERR_BYTES];
 	long			 at;
-	int			 kind;
+	int			 kind, fds = open_fds();
 
 	ATF_REQUIRE((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) <
 	    sizeof(path));
@@ -230,6 +248,8 @@ sweep(const char *dir, const char *name, long *byacc)
 		    at, strlen(err));
 		if (kind >= NOMEM_BYACC)
 			(*byacc)++;
+		ATF_CHECK_MSG(open_fds() == fds, "%s: allocation %ld failed, "
+		    "a descriptor is left open", name, at);
 	}
 }
 
@@ -271,8 +291,47 @@ ATF_TC_BODY(every_allocation_fails_in_turn, tc)
 	printf("%ld files, %ld allocations failed in turn\n", files, calls);
 }
 
+ATF_TC(refused_include_leaves_no_descriptor);
+ATF_TC_HEAD(refused_include_leaves_no_descriptor, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "each golden bad-include-*.conf, "
+	    "refused, leaves no descriptor open");
+}
+ATF_TC_BODY(refused_include_leaves_no_descriptor, tc)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct cmcp_conf *c;
+	const char	*dir = configs(tc);
+	char		 path[PATH_MAX], err[ERR_BYTES];
+	size_t		 len;
+	long		 files = 0;
+	int		 fds;
+
+	ATF_REQUIRE((d = opendir(dir)) != NULL);
+	fds = open_fds();
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (strncmp(de->d_name, "bad-include-", 12) != 0 ||
+		    len < 5 || strcmp(de->d_name + len - 5, ".conf") != 0)
+			continue;
+		ATF_REQUIRE((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+		    de->d_name) < sizeof(path));
+		(void)parse_failing(path, -1, &c, err, sizeof(err));
+		ATF_CHECK_MSG(c == NULL && err[0] != '\0', "%s is not refused",
+		    de->d_name);
+		free_config(c);
+		ATF_CHECK_MSG(open_fds() == fds, "%s: a descriptor is left "
+		    "open", de->d_name);
+		files++;
+	}
+	ATF_REQUIRE(closedir(d) == 0);
+	ATF_REQUIRE_MSG(files >= 5, "%ld files", files);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, every_allocation_fails_in_turn);
+	ATF_TP_ADD_TC(tp, refused_include_leaves_no_descriptor);
 	return atf_no_error();
 }

@@ -30,6 +30,7 @@
 
 #include "imsg.h"
 #include "memcap.h"
+#include "count-fds.h"
 
 /* Linux's, for a libc whose headers predate it */
 #ifndef SO_PASSPIDFD
@@ -175,21 +176,6 @@ static int
 fd_is_open(int fd)
 {
 	return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
-}
-
-static int
-count_fds(void)
-{
-	DIR		*d;
-	struct dirent	*de;
-	int		 n = 0;
-
-	ATF_REQUIRE((d = opendir("/proc/self/fd")) != NULL);
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 static void

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "../common/count-fds.h"
 
 #define ERR_PATH	"nomem.err"
 #define ERR_BYTES	4096
@@ -142,22 +143,6 @@ configs(const atf_tc_t *tc)
 	return atf_tc_get_config_var(tc, "srcdir");
 }
 
-/* How many descriptors are open (those of /proc/self/fd, its own too). */
-static int
-open_fds(void)
-{
-	DIR		*d;
-	struct dirent	*de;
-	int		 n = 0;
-
-	ATF_REQUIRE((d = opendir("/proc/self/fd")) != NULL);
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	ATF_REQUIRE(closedir(d) == 0);
-	return n;
-}
-
 /*
  * One parse of path with allocation at failed (-1: none), its stderr in
  * err; returns the allocations it made.
@@ -228,7 +213,7 @@ sweep(const char *dir, const char *name, long *byacc)
 	struct cmcp_conf	*c;
 	char			 path[PATH_MAX], err[ERR_BYTES];
 	long			 at;
-	int			 kind, fds = open_fds();
+	int			 kind, fds = count_fds();
 
 	ATF_REQUIRE((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) <
 	    sizeof(path));
@@ -248,7 +233,7 @@ sweep(const char *dir, const char *name, long *byacc)
 		    at, strlen(err));
 		if (kind >= NOMEM_BYACC)
 			(*byacc)++;
-		ATF_CHECK_MSG(open_fds() == fds, "%s: allocation %ld failed, "
+		ATF_CHECK_MSG(count_fds() == fds, "%s: allocation %ld failed, "
 		    "a descriptor is left open", name, at);
 	}
 }
@@ -309,7 +294,7 @@ ATF_TC_BODY(refused_include_leaves_no_descriptor, tc)
 	int		 fds;
 
 	ATF_REQUIRE((d = opendir(dir)) != NULL);
-	fds = open_fds();
+	fds = count_fds();
 	while ((de = readdir(d)) != NULL) {
 		len = strlen(de->d_name);
 		if (strncmp(de->d_name, "bad-include-", 12) != 0 ||
@@ -321,7 +306,7 @@ ATF_TC_BODY(refused_include_leaves_no_descriptor, tc)
 		ATF_CHECK_MSG(c == NULL && err[0] != '\0', "%s is not refused",
 		    de->d_name);
 		free_config(c);
-		ATF_CHECK_MSG(open_fds() == fds, "%s: a descriptor is left "
+		ATF_CHECK_MSG(count_fds() == fds, "%s: a descriptor is left "
 		    "open", de->d_name);
 		files++;
 	}
